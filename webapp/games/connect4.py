@@ -1,0 +1,228 @@
+"""Connect Four on the standard 7x6 board, as a bitboard.
+
+Columns are numbered 1-7 from the left; inside the engine a move is the
+0-based column. A position is two integers: ``mask`` has a bit for every
+stone, ``current`` a bit for every stone of the side to move. Each column is
+seven bits, six cells from the bottom up and a sentinel bit on top that stays
+empty, so shifts never carry a line from one column into the next::
+
+    .  .  .  .  .  .  .     <- sentinel row (always 0)
+    5 12 19 26 33 40 47
+    4 11 18 25 32 39 46
+    3 10 17 24 31 38 45
+    2  9 16 23 30 37 44
+    1  8 15 22 29 36 43
+    0  7 14 21 28 35 42     <- bottom row
+
+``current + mask`` is a unique key of the position (the layout of Pascal Pons'
+solver): adding ``mask`` sets the bit above each column's top stone.
+"""
+
+from __future__ import annotations
+
+from webapp.engine.game import IllegalMoveError, Move
+from webapp.engine.scores import HEURISTIC_LIMIT, win_score
+
+WIDTH = 7
+HEIGHT = 6
+H1 = HEIGHT + 1
+CELLS = WIDTH * HEIGHT
+BOTTOM = sum(1 << (col * H1) for col in range(WIDTH))
+BOARD = BOTTOM * ((1 << HEIGHT) - 1)
+#: Centre first, then outwards: central columns take part in more lines.
+CENTRE_ORDER = (3, 2, 4, 1, 5, 0, 6)
+#: Heuristic weight of a stone in each column (how many lines it can join).
+COLUMN_WEIGHT = (1, 2, 3, 4, 3, 2, 1)
+THREAT_WEIGHT = 24
+STONE_WEIGHT = 3
+
+
+def column_mask(col: int) -> int:
+    """Every cell of column ``col``."""
+    return ((1 << HEIGHT) - 1) << (col * H1)
+
+
+def top_mask(col: int) -> int:
+    """The top cell of column ``col``."""
+    return 1 << (HEIGHT - 1 + col * H1)
+
+
+def bottom_mask(col: int) -> int:
+    """The bottom cell of column ``col``."""
+    return 1 << (col * H1)
+
+
+COLUMN_MASKS = tuple(column_mask(c) for c in range(WIDTH))
+TOP_MASKS = tuple(top_mask(c) for c in range(WIDTH))
+BOTTOM_MASKS = tuple(bottom_mask(c) for c in range(WIDTH))
+
+
+def has_line(stones: int) -> bool:
+    """True when ``stones`` contains four in a row in any direction."""
+    for shift in (1, H1, H1 - 1, H1 + 1):  # vertical, horizontal, two diagonals
+        pairs = stones & (stones >> shift)
+        if pairs & (pairs >> (2 * shift)):
+            return True
+    return False
+
+
+def winning_cells(stones: int, mask: int) -> int:
+    """Empty cells (possibly unreachable yet) that would complete a line of ``stones``."""
+    # vertical: three stones straight below
+    r = (stones << 1) & (stones << 2) & (stones << 3)
+    for shift in (H1, H1 - 1, H1 + 1):  # horizontal and both diagonals
+        p = (stones << shift) & (stones << 2 * shift)
+        r |= p & (stones << 3 * shift)
+        r |= p & (stones >> shift)
+        p = (stones >> shift) & (stones >> 2 * shift)
+        r |= p & (stones << shift)
+        r |= p & (stones >> 3 * shift)
+    return r & (BOARD ^ mask)
+
+
+def popcount(x: int) -> int:
+    return x.bit_count()
+
+
+class Connect4:
+    """A Connect Four position with its move history."""
+
+    name = "connect4"
+    cells = CELLS
+    move_names = "column"
+
+    __slots__ = ("current", "mask", "_history", "_stack")
+
+    def __init__(self) -> None:
+        self.current = 0  # stones of the side to move
+        self.mask = 0  # all stones
+        self._history: list[Move] = []
+        self._stack: list[tuple[int, int]] = []
+
+    # -- state ---------------------------------------------------------------
+    @property
+    def moves_played(self) -> int:
+        return len(self._history)
+
+    @property
+    def history(self) -> list[Move]:
+        return list(self._history)
+
+    @property
+    def to_move(self) -> int:
+        """0 when the first player is to move, 1 when the second is."""
+        return len(self._history) & 1
+
+    def last_move_won(self) -> bool:
+        return bool(self._history) and has_line(self.current ^ self.mask)
+
+    def is_terminal(self) -> bool:
+        return len(self._history) == CELLS or self.last_move_won()
+
+    def terminal_score(self) -> int:
+        if self.last_move_won():
+            return -win_score(CELLS, (len(self._history) + 1) // 2)
+        return 0
+
+    def winner(self) -> int | None:
+        """0 (first player) or 1 (second) if someone has four in a row, else None."""
+        return 1 - self.to_move if self.last_move_won() else None
+
+    def can_play(self, col: int) -> bool:
+        return not self.mask & TOP_MASKS[col]
+
+    def possible(self) -> int:
+        """The cells where a stone can be dropped now."""
+        return (self.mask + BOTTOM) & BOARD
+
+    # -- moves ---------------------------------------------------------------
+    def legal_moves(self) -> list[Move]:
+        if self.is_terminal():
+            return []
+        return [c for c in range(WIDTH) if not self.mask & TOP_MASKS[c]]
+
+    def ordered_moves(self) -> list[Move]:
+        """Immediate wins, then forced blocks, then by threats created, centre first."""
+        if self.is_terminal():
+            return []
+        mask, current = self.mask, self.current
+        possible = (mask + BOTTOM) & BOARD
+        wins = winning_cells(current, mask) & possible
+        blocks = winning_cells(current ^ mask, mask) & possible
+        keyed = []
+        for rank, col in enumerate(CENTRE_ORDER):
+            cell = possible & COLUMN_MASKS[col]
+            if not cell:
+                continue
+            if cell & wins:
+                group = 0
+            elif cell & blocks:
+                group = 1
+            else:
+                group = 2
+            threats = popcount(winning_cells(current | cell, mask | cell))
+            keyed.append((group, -threats, rank, col))
+        keyed.sort()
+        return [col for *_, col in keyed]
+
+    def play(self, move: Move) -> None:
+        if not isinstance(move, int) or not 0 <= move < WIDTH:
+            raise IllegalMoveError(f"move {move!r} is not a column (1-7)")
+        if self.is_terminal():
+            raise IllegalMoveError(f"move '{move + 1}': the game is over")
+        if self.mask & TOP_MASKS[move]:
+            raise IllegalMoveError(f"move '{move + 1}': column {move + 1} is full")
+        self._stack.append((self.current, self.mask))
+        self.current ^= self.mask
+        self.mask |= self.mask + BOTTOM_MASKS[move]
+        self._history.append(move)
+
+    def undo(self) -> Move:
+        if not self._history:
+            raise IllegalMoveError("no move to take back")
+        self.current, self.mask = self._stack.pop()
+        return self._history.pop()
+
+    # -- search support --------------------------------------------------------
+    def evaluate(self) -> int:
+        """Threats (cells that would complete a line) and central stones, side to move."""
+        mine, theirs = self.current, self.current ^ self.mask
+        threats = popcount(winning_cells(mine, self.mask)) - popcount(
+            winning_cells(theirs, self.mask)
+        )
+        centre = 0
+        for col in range(WIDTH):
+            column = COLUMN_MASKS[col]
+            centre += COLUMN_WEIGHT[col] * (popcount(mine & column) - popcount(theirs & column))
+        score = THREAT_WEIGHT * threats + STONE_WEIGHT * centre
+        return max(-HEURISTIC_LIMIT, min(HEURISTIC_LIMIT, score))
+
+    def key(self) -> int:
+        return self.current + self.mask
+
+    def copy(self) -> Connect4:
+        other = Connect4.__new__(Connect4)
+        other.current, other.mask = self.current, self.mask
+        other._history = list(self._history)
+        other._stack = list(self._stack)
+        return other
+
+    # -- notation ------------------------------------------------------------
+    def parse_move(self, text: str) -> Move:
+        if len(text) != 1 or text not in "1234567":
+            raise IllegalMoveError(f"move {text!r} is not a column (1-7)")
+        return int(text) - 1
+
+    def format_move(self, move: Move) -> str:
+        return str(move + 1)
+
+    def cell_owner(self, col: int, row: int) -> int | None:
+        """0 (first player), 1 (second) or None; ``row`` 0 is the bottom."""
+        bit = 1 << (col * H1 + row)
+        if not self.mask & bit:
+            return None
+        side_to_move_owns = bool(self.current & bit)
+        return self.to_move if side_to_move_owns else 1 - self.to_move
+
+    def __repr__(self) -> str:
+        return f"Connect4({''.join(self.format_move(m) for m in self._history)!r})"
