@@ -1,0 +1,83 @@
+"""The web protocol, defined once: event names, settings, levels and limits.
+
+The server imports these names, the page receives them as JSON (so the
+browser never restates them), and the README documents them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# -- Socket.IO events, client to server --------------------------------------
+JOIN = "join"  # {game_id}
+MOVE = "move"  # {game_id, move}
+UNDO = "undo"  # {game_id}
+SETTINGS = "settings"  # {game_id, settings: {...partial settings}}
+NEW_GAME = "new_game"  # {game_id}: a fresh game with the same settings
+REMATCH = "rematch"  # {game_id}: a fresh game, colours swapped
+ANALYSE = "analyse"  # {game_id, algorithm}: analyse the position, no move made
+
+# -- Socket.IO events, server to client --------------------------------------
+STATE = "state"  # the whole game state, on join and after every change
+THINKING = "thinking"  # one per completed depth of the engine's search
+ENGINE_MOVE = "engine_move"  # the engine's move with its full analysis
+ANALYSIS = "analysis"  # the answer to ANALYSE (same fields as ENGINE_MOVE)
+QUEUED = "queued"  # {game_id, position}: all workers busy, waiting its turn
+GAME_CREATED = "game_created"  # {id, url}: answer to NEW_GAME / REMATCH
+ERROR = "error"  # {code, message}
+
+CLIENT_EVENTS = (JOIN, MOVE, UNDO, SETTINGS, NEW_GAME, REMATCH, ANALYSE)
+SERVER_EVENTS = (STATE, THINKING, ENGINE_MOVE, ANALYSIS, QUEUED, GAME_CREATED, ERROR)
+
+# -- Error codes (the `code` of an ERROR event and of HTTP error bodies) ------
+BAD_REQUEST = "bad_request"  # malformed payload
+UNKNOWN_GAME = "unknown_game"  # no game with that id / no such kind of game
+ILLEGAL_MOVE = "illegal_move"
+NOT_YOUR_TURN = "not_your_turn"  # it is the engine's turn, or it is thinking
+SPECTATOR = "spectator"  # the sender holds no seat in this game
+GAME_OVER = "game_over"
+BAD_SETTINGS = "bad_settings"
+NOTHING_TO_UNDO = "nothing_to_undo"
+BUSY = "busy"  # the server's search queue is full
+
+# -- Settings -------------------------------------------------------------------
+ALGORITHMS = ("alphabeta", "minimax")
+ALGORITHM_LABELS = {"alphabeta": "Alpha-beta", "minimax": "Minimax"}
+
+#: Named strengths: a depth and/or a time budget (seconds). None = no limit of
+#: that kind (the server's own caps still apply). "perfect" searches until the
+#: scores are exact (within the server's time cap).
+LEVELS: dict[str, dict[str, Any]] = {
+    "easy": {"label": "Easy", "depth": 2, "time": None},
+    "medium": {"label": "Medium", "depth": 4, "time": None},
+    "hard": {"label": "Hard", "depth": 8, "time": 2.0},
+    "perfect": {"label": "Perfect", "depth": None, "time": None},
+    "custom": {"label": "Custom", "depth": None, "time": None},
+}
+
+#: The server's own caps, whatever a client asks for.
+MAX_DEPTH = 42
+MIN_TIME, MAX_TIME = 0.05, 10.0
+#: Plain minimax has no pruning: the server caps its depth per game so that a
+#: search ends in seconds, not hours.
+MINIMAX_MAX_DEPTH = {"tictactoe": 9, "connect4": 7}
+
+DEFAULT_SETTINGS: dict[str, Any] = {
+    "algorithm": "alphabeta",
+    "level": "perfect",
+    "depth": None,  # custom level only
+    "time": None,  # custom level only
+    "engine_plays": "second",  # "first" or "second"
+    "show_analysis": True,
+}
+
+
+def client_config() -> dict[str, Any]:
+    """What the page needs to speak the protocol (embedded as JSON in the page)."""
+    return {
+        "events": {name: name for name in CLIENT_EVENTS + SERVER_EVENTS},
+        "levels": LEVELS,
+        "algorithms": ALGORITHM_LABELS,
+        "limits": {"max_depth": MAX_DEPTH, "min_time": MIN_TIME, "max_time": MAX_TIME},
+        "defaults": DEFAULT_SETTINGS,
+    }
