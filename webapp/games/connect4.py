@@ -20,6 +20,10 @@ solver): adding ``mask`` sets the bit above each column's top stone.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
 from webapp.engine.game import IllegalMoveError, Move
 from webapp.engine.scores import HEURISTIC_LIMIT, win_score
 
@@ -91,7 +95,7 @@ class Connect4:
     cells = CELLS
     move_names = "column"
 
-    __slots__ = ("current", "mask", "_history", "_stack")
+    __slots__ = ("_history", "_stack", "current", "mask")
 
     def __init__(self) -> None:
         self.current = 0  # stones of the side to move
@@ -199,6 +203,19 @@ class Connect4:
 
     def key(self) -> int:
         return self.current + self.mask
+
+    @property
+    def native_search(self) -> Callable[..., Any] | None:
+        """The compiled kernel's search of this position (``webapp.games.connect4_kernel``).
+
+        None when numba or the kernel cannot be loaded: ``search()`` then runs the
+        pure-Python engine. The kernel is imported on first use, so importing this
+        module stays cheap.
+        """
+        from webapp.games.connect4_kernel import load_native
+
+        kernel = load_native()
+        return None if kernel is None else partial(kernel, self)
 
     def copy(self) -> Connect4:
         other = Connect4.__new__(Connect4)

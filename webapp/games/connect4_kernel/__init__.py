@@ -1,0 +1,51 @@
+"""Connect Four at full speed: a numba-compiled search kernel behind the engine's API.
+
+Modules, one role each (after Pascal Pons' solver):
+
+* ``position``  bitboard operations (uint64 throughout), the ported heuristic
+* ``table``     the transposition table, one packed uint64 array
+* ``sorter``    move ordering in a per-ply scratch row
+* ``solver``    exact solving: negamax, null-window narrowing, best moves, lines
+* ``depth``     depth-limited minimax and alpha-beta with the heuristic
+* ``book``      the opening book file and its lookup
+* ``native``    ``native_search``: the kernel behind ``SearchResult``
+* ``warmup``    compile (or load from the cache) everything at worker start
+* ``book_build`` the command that generates the book
+
+Importing this package is cheap: numba is imported only by ``load_native()``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+_native: Callable[..., Any] | None = None
+_tried = False
+
+
+def load_native() -> Callable[..., Any] | None:
+    """``native.native_search``, or None when numba or the kernel cannot be loaded."""
+    global _native, _tried
+    if not _tried:
+        _tried = True
+        try:
+            from webapp.games.connect4_kernel.native import native_search
+        except Exception as err:  # numba missing or broken: the pure-Python engine serves
+            log.warning("Connect Four kernel unavailable (%s); using pure Python", err)
+        else:
+            _native = native_search
+    return _native
+
+
+def warm_up() -> float:
+    """Compile (or load from numba's cache) every kernel and allocate the table; seconds.
+
+    Call once per worker process at start-up so no user's move pays for it.
+    """
+    from webapp.games.connect4_kernel.warmup import warm_up as run
+
+    return run()

@@ -1,0 +1,34 @@
+"""The control array shared by the Python driver, its watcher thread and the kernel.
+
+One small ``int64`` NumPy array carries everything the recursion needs besides
+the position and the table, so only a few arrays are passed down. The kernel
+counts nodes in it and, every ``CHECK_EVERY`` nodes, looks at the stop flag a
+watcher thread may have set (time budget, cancel flag) and at the node limit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: Nodes between two looks at the stop flag and the node limit (a power of two).
+CHECK_EVERY = 4096
+CHECK_MASK = CHECK_EVERY - 1
+
+# Slots of the control array.
+STOP = 0  # 0 = run; else one of the reasons below
+NODES = 1  # nodes visited so far by this search
+NODE_LIMIT = 2  # stop once NODES reaches it (0 = no limit)
+GENERATION = 3  # the table's current generation
+ARMED = 4  # limits are enforced only once a first result is complete
+BOOK_PLIES = 5  # positions with at most this many stones may be in the book
+TABLE_SHIFT = 6  # 64 - log2(slots): the table index is the hash's top bits
+SIZE = 8
+
+STOP_TIME, STOP_NODES, STOP_CANCELLED = 1, 2, 3
+STOP_REASONS = {STOP_TIME: "time", STOP_NODES: "nodes", STOP_CANCELLED: "cancelled"}
+
+
+def new_control() -> np.ndarray:
+    ctl = np.zeros(SIZE, dtype=np.int64)
+    ctl[BOOK_PLIES] = -1
+    return ctl

@@ -1,0 +1,364 @@
+"""The exact solver: Pascal Pons' negamax, compiled with numba.
+
+Scores are the game-theoretic ones of ``webapp.engine.scores`` (from the side
+to move, ``22 - stones of the winner``). The techniques, each of which cuts
+the tree: moves that hand the opponent an immediate win are never searched;
+moves are tried by the number of winning cells they create, centre first on
+ties; a transposition table keeps lower and upper bounds; the root value is
+found by null-window searches that narrow ``[lo, hi]`` (first to the sign of
+the score, then to the score); the opening book answers early positions.
+
+``negamax(current, mask, moves, alpha, beta, ...)`` requires that the side to
+move cannot win at once and ``alpha < beta``. It is fail-soft: with ``s*``
+the true score, ``r <= alpha`` means ``s* <= r``, ``r >= beta`` means
+``s* >= r``, and otherwise ``r == s*``. When the stop flag is raised it
+returns 0 at once and stores nothing; callers check the flag before using a
+value.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from webapp.games.connect4 import CELLS, WIDTH
+from webapp.games.connect4_kernel import book as book_
+from webapp.games.connect4_kernel import control as c
+from webapp.games.connect4_kernel import table as tt
+from webapp.games.connect4_kernel.position import (
+    CENTRE_ORDER,
+    U0,
+    can_win_next,
+    column_mask,
+    move_score,
+    non_losing_moves,
+    popcount,
+    possible,
+    winning_cells,
+)
+from webapp.games.connect4_kernel.sorter import ROW, cell_of, insert, sort_key
+
+#: Returned by the drivers when the search was stopped before it had a value.
+STOPPED = -1000
+
+
+@njit(cache=True, inline="always")
+def check_limits(ctl: np.ndarray) -> None:
+    """Every CHECK_EVERY nodes: raise the stop flag when the node limit is reached."""
+    if ctl[c.ARMED] and ctl[c.NODE_LIMIT] and ctl[c.NODES] >= ctl[c.NODE_LIMIT]:
+        ctl[c.STOP] = c.STOP_NODES
+
+
+@njit(cache=True, inline="always")
+def half(x: int) -> int:
+    """``x / 2`` rounded toward zero, as in C."""
+    return x // 2 if x >= 0 else -((-x) // 2)
+
+
+@njit(
+    "int64(uint64, uint64, int64, int64, int64, uint64[::1], int64[::1], uint64[::1], uint64[::1])",
+    cache=True,
+    nogil=True,
+)
+def negamax(
+    current: np.uint64,
+    mask: np.uint64,
+    moves: int,
+    alpha: int,
+    beta: int,
+    table: np.ndarray,
+    ctl: np.ndarray,
+    book: np.ndarray,
+    scratch: np.ndarray,
+) -> int:
+    """Fail-soft null-window-friendly negamax (contract in the module docstring)."""
+    ctl[c.NODES] += 1
+    if (ctl[c.NODES] & c.CHECK_MASK) == 0:
+        check_limits(ctl)
+    if ctl[c.STOP]:
+        return 0
+    nxt = non_losing_moves(current, mask)
+    if nxt == U0:  # every move lets the opponent win with its next stone
+        return -((CELLS - moves) // 2)
+    if moves >= CELLS - 2:  # the last two stones cannot make a line any more
+        return 0
+    lo = -((CELLS - 2 - moves) // 2)  # the opponent cannot win with its next stone
+    if alpha < lo:
+        alpha = lo
+        if alpha >= beta:
+            return alpha
+    hi = (CELLS - 1 - moves) // 2  # we cannot win with our next stone
+    key = current + mask
+    if moves <= ctl[c.BOOK_PLIES]:
+        entry = book_.probe(book, key)
+        if entry != U0:
+            return book_.entry_score(entry)
+    tag = tt.tagged(key, tt.EXACT_DEPTH)
+    entry = tt.probe(table, ctl, tag)
+    if entry != U0:
+        value = tt.entry_value(entry)
+        if tt.entry_bound(entry) == tt.LOWER:
+            if value > alpha:
+                alpha = value
+                if alpha >= beta:
+                    return alpha
+        elif value < hi:
+            hi = value
+    if beta > hi:
+        beta = hi
+        if alpha >= beta:
+            return beta
+    base = moves * ROW
+    count = 0
+    for rank in range(WIDTH):
+        cell = nxt & column_mask(CENTRE_ORDER[rank])
+        if cell:
+            key_ = sort_key(cell, move_score(current, mask, cell), rank)
+            count = insert(scratch, base, count, key_)
+    for i in range(count):
+        cell = cell_of(scratch[base + i])
+        score = -negamax(
+            current ^ mask, mask | cell, moves + 1, -beta, -alpha, table, ctl, book, scratch
+        )
+        if ctl[c.STOP]:
+            return 0
+        if score >= beta:
+            tt.store(table, ctl, tag, tt.LOWER, score, 0)
+            return score
+        if score > alpha:
+            alpha = score
+    tt.store(table, ctl, tag, tt.UPPER, alpha, 0)
+    return alpha
+
+
+@njit(cache=True, inline="always")
+def win_now_score(moves: int) -> int:
+    return (CELLS + 1 - moves) // 2
+
+
+@njit(cache=True, nogil=True)
+def narrow(
+    current: np.uint64,
+    mask: np.uint64,
+    moves: int,
+    lo: int,
+    hi: int,
+    steps: int,
+    table: np.ndarray,
+    ctl: np.ndarray,
+    book: np.ndarray,
+    scratch: np.ndarray,
+) -> tuple[int, int]:
+    """Up to ``steps`` null-window searches shrinking ``lo <= s* <= hi``; new bounds.
+
+    Each probe is tried near the middle, pulled toward 0 so that the sign of
+    the score (the expensive part) is settled first. Stops early with the
+    stop flag raised; the bounds returned are still true.
+    """
+    if can_win_next(current, mask):
+        score = win_now_score(moves)
+        return score, score
+    while lo < hi and steps > 0:
+        med = lo + (hi - lo) // 2
+        if med <= 0 and half(lo) < med:
+            med = half(lo)
+        elif med >= 0 and half(hi) > med:
+            med = half(hi)
+        r = negamax(current, mask, moves, med, med + 1, table, ctl, book, scratch)
+        if ctl[c.STOP]:
+            break
+        if r <= med:
+            hi = r
+        else:
+            lo = r
+        steps -= 1
+    return lo, hi
+
+
+@njit(cache=True, nogil=True)
+def solve(
+    current: np.uint64,
+    mask: np.uint64,
+    moves: int,
+    table: np.ndarray,
+    ctl: np.ndarray,
+    book: np.ndarray,
+    scratch: np.ndarray,
+) -> int:
+    """The exact score of a position that is not over, or STOPPED."""
+    lo, hi = narrow(
+        current, mask, moves, -((CELLS - moves) // 2), win_now_score(moves), 1 << 30,
+        table, ctl, book, scratch,
+    )  # fmt: skip
+    return lo if lo == hi else STOPPED
+
+
+@njit(cache=True, nogil=True)
+def child_score(
+    current: np.uint64,
+    mask: np.uint64,
+    moves: int,
+    col: int,
+    table: np.ndarray,
+    ctl: np.ndarray,
+    book: np.ndarray,
+    scratch: np.ndarray,
+) -> int:
+    """The exact score, for the side to move, of playing column ``col`` (or STOPPED)."""
+    cell = possible(mask) & column_mask(col)
+    if winning_cells(current, mask) & cell:
+        return win_now_score(moves)
+    if not non_losing_moves(current, mask) & cell:
+        return -win_now_score(moves + 1)  # the opponent wins with its next stone
+    score = solve(current ^ mask, mask | cell, moves + 1, table, ctl, book, scratch)
+    return STOPPED if score == STOPPED else -score
+
+
+@njit(cache=True, nogil=True)
+def keeps_score(
+    current: np.uint64,
+    mask: np.uint64,
+    moves: int,
+    col: int,
+    score: int,
+    table: np.ndarray,
+    ctl: np.ndarray,
+    book: np.ndarray,
+    scratch: np.ndarray,
+) -> bool:
+    """Whether column ``col`` achieves ``score``, the position's exact score.
+
+    Since no move scores above ``score``, one null-window search around it
+    decides. Check the stop flag before trusting a False.
+    """
+    cell = possible(mask) & column_mask(col)
+    if winning_cells(current, mask) & cell:
+        return score == win_now_score(moves)
+    if not non_losing_moves(current, mask) & cell:
+        return score == -win_now_score(moves + 1)
+    r = negamax(current ^ mask, mask | cell, moves + 1, -score, -score + 1,
+                table, ctl, book, scratch)  # fmt: skip
+    return r <= -score
+
+
+@njit(cache=True, nogil=True)
+def best_columns(
+    current: np.uint64,
+    mask: np.uint64,
+    moves: int,
+    score: int,
+    table: np.ndarray,
+    ctl: np.ndarray,
+    book: np.ndarray,
+    scratch: np.ndarray,
+) -> int:
+    """Bit ``c`` set for every column that keeps ``score`` (0 if stopped)."""
+    found = 0
+    playable = possible(mask)
+    for col in range(WIDTH):
+        if playable & column_mask(col):
+            if keeps_score(current, mask, moves, col, score, table, ctl, book, scratch):
+                found |= 1 << col
+            if ctl[c.STOP]:
+                return 0
+    return found
+
+
+@njit(cache=True, nogil=True)
+def principal_variation(
+    current: np.uint64,
+    mask: np.uint64,
+    moves: int,
+    score: int,
+    line: np.ndarray,
+    table: np.ndarray,
+    ctl: np.ndarray,
+    book: np.ndarray,
+    scratch: np.ndarray,
+) -> int:
+    """Write a line that keeps ``score`` into ``line``; return its length.
+
+    Each move is the most central one that keeps the score, checked by a
+    null-window search, so the line is true by construction. It ends with the
+    winning move, at the full board, or early if the stop flag is raised.
+    """
+    length = 0
+    while moves < CELLS:
+        chosen = -1
+        playable = possible(mask)
+        if moves <= ctl[c.BOOK_PLIES]:
+            entry = book_.probe(book, current + mask)
+            if entry != U0 and book_.entry_columns(entry):
+                chosen = central_column(book_.entry_columns(entry))
+        for rank in range(WIDTH if chosen < 0 else 0):
+            col = CENTRE_ORDER[rank]
+            if playable & column_mask(col):
+                if keeps_score(current, mask, moves, col, score, table, ctl, book, scratch):
+                    chosen = col
+                    break
+                if ctl[c.STOP]:
+                    return length
+        if chosen < 0:
+            return length
+        line[length] = chosen
+        length += 1
+        cell = playable & column_mask(chosen)
+        if winning_cells(current, mask) & cell:
+            return length
+        current, mask, moves, score = current ^ mask, mask | cell, moves + 1, -score
+    return length
+
+
+@njit(cache=True, inline="always")
+def central_column(columns: int) -> int:
+    for rank in range(WIDTH):
+        if columns >> CENTRE_ORDER[rank] & 1:
+            return CENTRE_ORDER[rank]
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def solve_root(
+    current: np.uint64,
+    mask: np.uint64,
+    moves: int,
+    pick: int,
+    line: np.ndarray,
+    table: np.ndarray,
+    ctl: np.ndarray,
+    book: np.ndarray,
+    scratch: np.ndarray,
+) -> tuple[int, int, int, bool]:
+    """Everything an exact search answers, in one call: ``(score, best columns, pv length,
+    from book)``, the principal variation written into ``line``.
+
+    The move played is the ``pick % n``-th of the ``n`` optimal columns, so the
+    caller's random number breaks ties. Score STOPPED if stopped first.
+    """
+    score, columns, from_book = STOPPED, 0, False
+    if moves <= ctl[c.BOOK_PLIES]:
+        entry = book_.probe(book, current + mask)
+        if entry != U0 and book_.entry_columns(entry):
+            score, columns, from_book = book_.entry_score(entry), book_.entry_columns(entry), True
+    if not from_book:
+        score = solve(current, mask, moves, table, ctl, book, scratch)
+        if score == STOPPED:
+            return STOPPED, 0, 0, False
+        columns = best_columns(current, mask, moves, score, table, ctl, book, scratch)
+        if columns == 0:
+            return STOPPED, 0, 0, False
+    k = pick % popcount(np.uint64(columns))
+    choice = 0
+    for col in range(WIDTH):
+        if columns >> col & 1:
+            if k == 0:
+                choice = col
+                break
+            k -= 1
+    line[0] = choice
+    cell = possible(mask) & column_mask(choice)
+    if winning_cells(current, mask) & cell:
+        return score, columns, 1, from_book
+    length = principal_variation(current ^ mask, mask | cell, moves + 1, -score, line[1:],
+                                 table, ctl, book, scratch)  # fmt: skip
+    return score, columns, length + 1, from_book
