@@ -180,7 +180,9 @@ class _Search:
         self.deadline = None if limits.time is None else self.start + limits.time
         self.node_limit = limits.nodes
         self.stopped: str | None = None
-        self.armed = False  # limits are only enforced once a depth is complete
+        # Limits are enforced while armed; the fallback search of depth 1, run
+        # when nothing was complete, is disarmed (it takes a handful of nodes).
+        self.armed = True
 
     # -- limits ----------------------------------------------------------------
     def _check(self) -> None:
@@ -216,7 +218,6 @@ class _Search:
             except _Stop:
                 break
             best = result
-            self.armed = True
             if progress is not None:
                 progress(
                     Progress(

@@ -1,0 +1,24 @@
+"""Shared fixtures and helpers for the whole suite."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).parent / "data"
+CONNECT4_DATA = DATA / "connect4"
+
+
+def read_positions(name: str, count: int | None = None, step: int = 1) -> list[tuple[str, int]]:
+    """``(moves, exact score)`` pairs from a copied benchmark file, every ``step``-th line."""
+    rows = []
+    for line in (CONNECT4_DATA / name).read_text().splitlines()[::step]:
+        moves, score = line.split()
+        rows.append((moves, int(score)))
+    return rows[:count]
+
+
+@pytest.fixture
+def connect4_data() -> Path:
+    return CONNECT4_DATA
