@@ -6,6 +6,7 @@ reference that any faster implementation is checked against.
 
 from __future__ import annotations
 
+import itertools
 import random
 import threading
 
@@ -174,7 +175,7 @@ def test_progress_reports_every_completed_depth() -> None:
     game = new_game("connect4", "4453")
     result = search(game, "alphabeta", Limits(depth=6), progress=seen.append, native=False)
     assert [p.depth for p in seen] == [1, 2, 3, 4, 5, 6]
-    assert all(a.nodes <= b.nodes for a, b in zip(seen, seen[1:], strict=False))
+    assert all(a.nodes <= b.nodes for a, b in itertools.pairwise(seen))
     assert seen[-1].pv == result.pv and seen[-1].score == result.score
     for p in seen:
         assert_pv_is_legal(game, p.pv)
@@ -188,9 +189,7 @@ def test_cancel_returns_the_best_completed_depth() -> None:
             cancel.set()
 
     game = new_game("connect4", "44")
-    result = search(
-        game, "alphabeta", progress=stop_after_three, cancel=cancel, native=False
-    )
+    result = search(game, "alphabeta", progress=stop_after_three, cancel=cancel, native=False)
     assert result.stopped == "cancelled"
     assert result.depth == 3
     assert_pv_is_legal(game, result.pv)

@@ -39,7 +39,7 @@ class TicTacToe:
     cells = CELLS
     move_names = "cell"
 
-    __slots__ = ("_stones", "_history")
+    __slots__ = ("_history", "_stones")
 
     def __init__(self) -> None:
         self._stones = [0, 0]  # X, O

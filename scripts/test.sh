@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Set up everything the test suite needs on a fresh machine, then run all of it:
+# lint, types and every test (engine, web, end to end, headless browser).
+# Extra arguments go to pytest, e.g. `bash scripts/test.sh tests/test_search.py`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# The browser tests drive Debian's Chromium (never a downloaded browser).
+if [ ! -x /usr/bin/chromium ]; then
+  sudo=""
+  [ "$(id -u)" = 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium
+fi
+
+[ -x .venv/bin/python ] || python3 -m venv .venv
+.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
+
+.venv/bin/ruff check webapp tests
+.venv/bin/ruff format --check webapp tests
+.venv/bin/mypy
+.venv/bin/python -m pytest "$@"
