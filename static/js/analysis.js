@@ -1,0 +1,188 @@
+// The engine panel: the search growing depth by depth, then the engine's
+// move with its expected line, its statistics and the score of every option;
+// and the minimax / alpha-beta comparison. Render-only: game.js owns the data.
+
+import { count, describeScore, duration, rate, ratio } from "./format.js";
+
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  return node;
+}
+
+function cells(row, values) {
+  for (const value of values) {
+    const td = el("td", value.className, value.text);
+    if (value.data) Object.assign(td.dataset, value.data);
+    row.append(td);
+  }
+}
+
+export function createAnalysisPanel(root, { info, algorithms, onToggleLine, onHoverLine, onCompare }) {
+  const $ = (id) => root.querySelector(`#${id}`);
+  const parts = {
+    thinking: $("thinking"),
+    thinkingText: $("thinking-text"),
+    empty: $("analysis-empty"),
+    result: $("result"),
+    headline: $("result-headline"),
+    pv: $("pv"),
+    pvToggle: $("pv-toggle"),
+    stats: $("stats"),
+    candidates: $("candidates"),
+    depthBody: root.querySelector("#depth-table tbody"),
+    depths: $("depths"),
+    compareButton: $("compare-button"),
+    compareTable: $("compare-table"),
+    compareSummary: $("compare-summary"),
+    body: $("analysis-body"),
+    off: $("analysis-off"),
+  };
+
+  parts.pvToggle.addEventListener("click", () => onToggleLine());
+  for (const target of [parts.pv, parts.pvToggle]) {
+    target.addEventListener("mouseenter", () => onHoverLine(true));
+    target.addEventListener("mouseleave", () => onHoverLine(false));
+    target.addEventListener("focusin", () => onHoverLine(true));
+    target.addEventListener("focusout", () => onHoverLine(false));
+  }
+  parts.compareButton.addEventListener("click", () => onCompare());
+
+  const playerName = (ply) => info.players[ply % 2];
+  const moveName = (move) => `${info.moveNoun} ${move}`;
+
+  /** thinking: {active, queued, depth, who} */
+  function renderThinking({ active, queued, depth, who }) {
+    parts.thinking.hidden = !active && queued === null;
+    root.classList.toggle("is-thinking", active);
+    if (queued !== null && !active) {
+      parts.thinkingText.textContent = `Queued: ${queued === 0 ? "next" : `position ${queued}`} in line`;
+    } else {
+      parts.thinkingText.textContent = `${who} is thinking…${depth ? ` searching depth ${depth}` : ""}`;
+    }
+  }
+
+  /** The table of completed depths of the current (or last) search. */
+  function renderDepths(rows, ply) {
+    parts.depths.hidden = rows.length === 0;
+    parts.depthBody.replaceChildren();
+    for (const row of rows) {
+      const tr = el("tr");
+      const score = describeScore(row.score, row.exact, info, ply);
+      cells(tr, [
+        { text: row.depth, className: "num" },
+        { text: score.text, className: `score score-${score.kind}` },
+        { text: spaced(row.pv), className: "line" },
+        { text: count(row.nodes), className: "num", data: { nodes: String(row.nodes) } },
+        { text: rate(row.nodes, row.elapsed_ms), className: "num" },
+        { text: duration(row.elapsed_ms), className: "num" },
+      ]);
+      parts.depthBody.append(tr);
+    }
+  }
+
+  /**
+   * The engine's move (or an analysis): `result` is the server's payload,
+   * `from` the position it searched, `played` whether it was played.
+   */
+  function renderResult(result, from, { played, showLine }) {
+    parts.empty.hidden = Boolean(result);
+    parts.result.hidden = !result;
+    if (!result) return;
+    const ply = from.length;
+    const mover = playerName(ply);
+    const score = describeScore(result.score, result.exact, info, ply);
+    parts.headline.replaceChildren();
+    const verb = played ? `${mover} played` : `Best for ${mover}:`;
+    parts.headline.append(el("span", "headline-move", `${verb} ${moveName(result.best_move)}`));
+    parts.headline.append(el("span", `score-badge inline score-${score.kind}`, score.text));
+
+    parts.pv.replaceChildren();
+    [...(result.pv || "")].forEach((move, i) => {
+      const item = el("li", `pv-move pv-p${(ply + i) % 2}`);
+      item.append(el("span", "sr-only", `${playerName(ply + i)} `), el("span", "", move));
+      parts.pv.append(item);
+    });
+    parts.pv.setAttribute("aria-label", `Expected line: ${spaced(result.pv)}`);
+    parts.pvToggle.setAttribute("aria-pressed", String(showLine));
+    parts.pvToggle.textContent = showLine ? "Hide line on board" : "Show line on board";
+
+    parts.stats.replaceChildren();
+    const stats = [
+      ["Algorithm", algorithms[result.algorithm] || result.algorithm, "algorithm"],
+      ["Depth", result.depth, "depth"],
+      ["Nodes", count(result.nodes), "nodes"],
+      ["Time", duration(result.time_ms), "time"],
+      ["Speed", rate(result.nodes, result.time_ms), "speed"],
+    ];
+    for (const [term, value, key] of stats) {
+      const group = el("div", `stat stat-${key}`);
+      group.append(el("dt", "", term), el("dd", "", value));
+      if (key === "nodes") group.dataset.nodes = String(result.nodes);
+      parts.stats.append(group);
+    }
+    if (result.stopped) parts.stats.append(el("p", "stat-note", "Stopped by its time limit: the deepest completed search is shown."));
+
+    parts.candidates.replaceChildren();
+    const entries = Object.entries(result.move_scores || {}).sort((a, b) => Number(a[0]) - Number(b[0]));
+    parts.candidates.hidden = entries.length === 0;
+    for (const [move, value] of entries) {
+      const words = describeScore(value.score, value.exact, info, ply);
+      const item = el("li", move === result.best_move ? "candidate is-best" : "candidate");
+      item.dataset.move = move;
+      item.append(el("span", "candidate-move", move));
+      item.append(el("span", `score-badge inline score-${words.kind}`, words.text));
+      if (move === result.best_move) item.append(el("span", "candidate-note", played ? "played" : "best"));
+      parts.candidates.append(item);
+    }
+    parts.candidates.setAttribute("aria-label", `Score of each ${info.moveNoun} for ${mover}`);
+  }
+
+  /** The comparison: `rows` are analyses of one position, `busy` while waiting. */
+  function renderCompare({ label, rows, ply, busy, disabled }) {
+    parts.compareButton.textContent = busy ? "Analysing…" : label;
+    parts.compareButton.disabled = busy || disabled;
+    parts.compareTable.hidden = rows.length === 0;
+    const body = parts.compareTable.querySelector("tbody");
+    body.replaceChildren();
+    for (const row of rows) {
+      const tr = el("tr");
+      tr.dataset.algorithm = row.algorithm;
+      const words = describeScore(row.score, row.exact, info, ply);
+      cells(tr, [
+        { text: algorithms[row.algorithm] || row.algorithm, className: "algorithm" },
+        { text: row.depth, className: "num" },
+        { text: `${row.best_move} (${words.text})`, className: "line" },
+        { text: count(row.nodes), className: "num nodes", data: { nodes: String(row.nodes) } },
+        { text: duration(row.time_ms), className: "num" },
+      ]);
+      body.append(tr);
+    }
+    parts.compareSummary.textContent = compareSummary(rows);
+  }
+
+  function compareSummary(rows) {
+    const by = Object.fromEntries(rows.map((r) => [r.algorithm, r]));
+    const mm = by.minimax;
+    const ab = by.alphabeta;
+    if (!mm || !ab) return "";
+    const times = ratio(mm.nodes, ab.nodes);
+    const depthNote = mm.depth === ab.depth ? `both at depth ${ab.depth}` : `minimax capped at depth ${mm.depth}, alpha-beta depth ${ab.depth}`;
+    if (!times) return "";
+    return `Minimax searched ${times} the nodes of alpha-beta (${depthNote}).`;
+  }
+
+  function setHidden(hidden) {
+    parts.body.hidden = hidden;
+    parts.off.hidden = !hidden;
+    root.classList.toggle("is-off", hidden);
+  }
+
+  return { renderThinking, renderDepths, renderResult, renderCompare, setHidden };
+}
+
+/** "4453" -> "4 4 5 3". */
+function spaced(line) {
+  return [...(line || "")].join(" ");
+}

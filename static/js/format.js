@@ -1,0 +1,68 @@
+// Words and numbers for people: scores, node counts, rates, times.
+//
+// Scores come from the side to move at the searched position. Exact scores
+// are integers: a win with the winner's k-th stone scores winBase - k
+// (Connect Four 22 - k, tic-tac-toe 6 - k), a draw 0, a loss the negation.
+// Heuristic scores are numbers strictly between -1 and 1.
+
+/**
+ * Describe a score for the side to move at a position of `ply` stones.
+ * Returns {kind: "win"|"loss"|"draw"|"heuristic"|"unknown", text, moves}.
+ * `moves` counts the winning side's moves still to play (the move being
+ * scored included when the side to move wins).
+ */
+export function describeScore(score, exact, info, ply) {
+  if (score === null || score === undefined) return { kind: "unknown", text: "–", moves: null };
+  if (!exact) return { kind: "heuristic", text: signed(score), moves: null };
+  if (score === 0) return { kind: "draw", text: "draw", moves: null };
+  const winnerFinalStones = info.winBase - Math.abs(score);
+  if (ply === null || ply === undefined) {
+    return { kind: score > 0 ? "win" : "loss", text: score > 0 ? "win" : "loss", moves: null };
+  }
+  // The side to move has played floor(ply / 2) stones, the other side the rest.
+  const moverStones = Math.floor(ply / 2);
+  const otherStones = ply - moverStones;
+  if (score > 0) {
+    const n = Math.max(1, winnerFinalStones - moverStones);
+    return { kind: "win", text: `win in ${n}`, moves: n };
+  }
+  const n = Math.max(1, winnerFinalStones - otherStones);
+  return { kind: "loss", text: `loss in ${n}`, moves: n };
+}
+
+/** "+0.12", "−0.05", "0.00": a heuristic score with its sign. */
+export function signed(value) {
+  const fixed = Math.abs(value).toFixed(2);
+  if (Number(fixed) === 0) return "0.00";
+  return `${value > 0 ? "+" : "\u2212"}${fixed}`;
+}
+
+const grouping = new Intl.NumberFormat("en-US");
+
+/** 1234567 -> "1,234,567". */
+export function count(n) {
+  return Number.isFinite(n) ? grouping.format(Math.round(n)) : "–";
+}
+
+/** Nodes per second, compact: "845 k/s", "1.47 M/s". */
+export function rate(nodes, ms) {
+  if (!Number.isFinite(nodes) || !Number.isFinite(ms) || ms <= 0) return "–";
+  const perSecond = (nodes * 1000) / ms;
+  if (perSecond >= 1e6) return `${(perSecond / 1e6).toFixed(2)} M/s`;
+  if (perSecond >= 1e3) return `${(perSecond / 1e3).toFixed(0)} k/s`;
+  return `${perSecond.toFixed(0)} /s`;
+}
+
+/** Milliseconds as "840 ms" or "2.41 s". */
+export function duration(ms) {
+  if (!Number.isFinite(ms)) return "–";
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  return `${(ms / 1000).toFixed(2)} s`;
+}
+
+/** A ratio such as "12.4×" (null when it means nothing). */
+export function ratio(a, b) {
+  if (!(a > 0) || !(b > 0)) return null;
+  const r = a / b;
+  return `${r >= 100 ? r.toFixed(0) : r.toFixed(1)}\u00d7`;
+}

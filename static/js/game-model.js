@@ -1,0 +1,129 @@
+// The game page's state, apart from any drawing: the server's game state,
+// what this page added to it (a move on its way, the position under review,
+// the searches it saw), and the questions the views ask of it.
+
+export function createModel(state) {
+  return {
+    state, // the server's state for this viewer
+    seat: state.seat || "spectator",
+    pending: null, // a move sent and drawn, not yet confirmed
+    reviewPly: null, // null: the live position
+    depthRows: [], // thinking events of the current (or last) search
+    searchFrom: state.engine_thinking ? state.moves : null,
+    results: [], // {from, result, kind: "engine" | "analysis"}, oldest first
+    compare: { from: null, waiting: [] },
+    queued: null,
+    showLine: false,
+    hoverLine: false,
+    connected: false,
+  };
+}
+
+export const isPlayer = (model) => model.seat === "player";
+
+export function liveMoves(model) {
+  return model.state.moves + (model.pending || "");
+}
+
+export function shownMoves(model) {
+  return model.reviewPly === null ? liveMoves(model) : model.state.moves.slice(0, model.reviewPly);
+}
+
+/** True when this viewer may move now. */
+export function myTurn(model) {
+  const s = model.state;
+  return isPlayer(model) && s.status === "playing" && s.to_move === s.human_side && !s.engine_thinking && !model.pending;
+}
+
+/**
+ * The position the engine searched for an engine_move payload: the payload
+ * says so if the server includes `moves`; otherwise it is the live position
+ * (if the move is not applied yet) or the position before the engine's last
+ * move.
+ */
+export function engineSearchFrom(state, payload) {
+  if (typeof payload.moves === "string") return payload.moves;
+  const moves = state.moves;
+  if (state.status === "playing" && state.to_move === state.engine_side && state.engine_thinking) return moves;
+  for (let i = moves.length - 1; i >= 0; i -= 1) {
+    if (i % 2 === state.engine_side) return moves[i] === payload.best_move ? moves.slice(0, i) : null;
+  }
+  return null;
+}
+
+export function addResult(model, from, result, kind) {
+  if (from === null) return;
+  model.results.push({ from, result, kind });
+  if (model.results.length > 200) model.results.shift();
+}
+
+/**
+ * The analysis to show with position `moves`: one of that position (its
+ * options for the side to move), else the engine's search that led to it
+ * (the engine's options before its last move).
+ */
+export function resultFor(model, moves) {
+  for (let i = model.results.length - 1; i >= 0; i -= 1) {
+    if (model.results[i].from === moves) return model.results[i];
+  }
+  const before = moves.slice(0, -1);
+  const last = moves.slice(-1);
+  for (let i = model.results.length - 1; i >= 0; i -= 1) {
+    const r = model.results[i];
+    if (r.kind === "engine" && r.from === before && r.result.best_move === last) return r;
+  }
+  return null;
+}
+
+/** The latest completed depth, drawn as a provisional result while thinking. */
+export function provisional(model) {
+  const row = model.depthRows[model.depthRows.length - 1];
+  if (!row || !model.state.engine_thinking || model.searchFrom === null) return null;
+  return { from: model.searchFrom, result: { ...row, move_scores: null }, kind: "thinking" };
+}
+
+/** Every analysis of position `from`, the newest per algorithm. */
+export function resultsOf(model, from) {
+  const by = new Map();
+  for (const r of model.results) if (r.from === from) by.set(r.result.algorithm, r.result);
+  return [...by.values()];
+}
+
+/** "You" / "Engine" (players) or the colour's name (spectators) for a side. */
+export function sideName(model, info, side) {
+  const s = model.state;
+  if (isPlayer(model)) return side === s.human_side ? "You" : "Engine";
+  return `${info.players[side]} (${side === s.engine_side ? "engine" : "player"})`;
+}
+
+/** The headline over the board. */
+export function turnText(model, info) {
+  const s = model.state;
+  const colour = (side) => info.players[side];
+  if (s.status === "won") {
+    if (!isPlayer(model)) return `${colour(s.winner)} (${s.winner === s.engine_side ? "engine" : "player"}) won`;
+    return s.winner === s.human_side ? "You won. Well played!" : "The engine won";
+  }
+  if (s.status === "drawn") return "Draw";
+  if (s.engine_thinking || s.to_move === s.engine_side) {
+    return isPlayer(model) ? "Engine is thinking…" : `${colour(s.to_move)} (engine) is thinking…`;
+  }
+  return isPlayer(model) ? `Your move (${colour(s.human_side)})` : `${colour(s.to_move)} (player) to move`;
+}
+
+/** A link that starts a new game from `moves`, the viewer to move. */
+export function continueUrl(model, moves) {
+  const s = model.state;
+  const params = new URLSearchParams({
+    game: s.game,
+    moves,
+    engine_plays: moves.length % 2 === 0 ? "second" : "first",
+    level: s.settings.level,
+    algorithm: s.settings.algorithm,
+  });
+  if (s.settings.level === "custom") {
+    if (s.settings.depth !== null) params.set("depth", String(s.settings.depth));
+    if (s.settings.time !== null) params.set("time", String(s.settings.time));
+  }
+  return `/new?${params}`;
+}

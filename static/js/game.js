@@ -1,0 +1,296 @@
+// The game page: wires the board, the engine panel, the move list and the
+// settings to the server. The model (game-model.js) holds the state; every
+// change goes through update(), which redraws from it.
+
+import { createAnalysisPanel } from "./analysis.js";
+import { gameAction } from "./api.js";
+import { boardView, createBoard } from "./board-view.js";
+import { readConfig, readJSON } from "./config.js";
+import * as M from "./game-model.js";
+import { createMoveList } from "./movelist.js";
+import { gameInfo, replay } from "./rules.js";
+import { bindSettings } from "./settings-form.js";
+import { connectGame } from "./socket.js";
+import { createStatus } from "./status.js";
+
+const config = readConfig();
+const EV = config.events;
+const model = M.createModel(readJSON("initial-state"));
+const info = gameInfo(model.state.game);
+const gameId = model.state.id;
+const $ = (id) => document.getElementById(id);
+
+const status = createStatus({ notice: $("notice"), announcer: $("announcer") });
+const board = createBoard($("board"), model.state.game, play);
+const moveList = createMoveList($("moves"), { info, onSelect: (ply) => review(ply) });
+const panel = createAnalysisPanel($("analysis"), {
+  info,
+  algorithms: config.algorithms,
+  onToggleLine: () => update(() => (model.showLine = !model.showLine)),
+  onHoverLine: (on) => update(() => (model.hoverLine = on)),
+  onCompare: compare,
+});
+const settingsForm = bindSettings($("settings-form"), {
+  limits: config.limits,
+  onChange: (partial) => {
+    if (!M.isPlayer(model)) return status.error("Only the players can change the engine's settings.");
+    socket.settings(partial);
+    status.info("Settings saved: they apply from the engine's next move.");
+  },
+});
+
+if (model.state.last_engine_move) {
+  const from = M.engineSearchFrom(model.state, model.state.last_engine_move);
+  M.addResult(model, from, model.state.last_engine_move, "engine");
+}
+
+// -- Server events --------------------------------------------------------------
+
+const socket = connectGame(EV, gameId, {
+  connected: () => update(() => (model.connected = true), () => status.clearConnection()),
+  disconnected: () => update(() => (model.connected = false), () => status.connectionLost()),
+  [EV.state]: (state) => update(() => applyState(state)),
+  [EV.thinking]: (row) =>
+    update(() => {
+      const last = model.depthRows[model.depthRows.length - 1];
+      if (last && row.depth <= last.depth) model.depthRows = [];
+      if (model.searchFrom === null) model.searchFrom = model.state.moves;
+      model.depthRows.push(row);
+      model.queued = null;
+    }),
+  [EV.engine_move]: (result) =>
+    update(() => {
+      M.addResult(model, M.engineSearchFrom(model.state, result), result, "engine");
+      model.queued = null;
+    }),
+  [EV.analysis]: (result) =>
+    update(() => {
+      const asked = model.compare.waiting.shift();
+      const from = typeof result.moves === "string" ? result.moves : asked ? asked.from : model.state.moves;
+      M.addResult(model, from, result, "analysis");
+      model.queued = null;
+      const next = model.compare.waiting[0];
+      if (next) socket.analyse(next.algorithm);
+    }),
+  [EV.queued]: (payload) => update(() => (model.queued = payload.position ?? 0)),
+  [EV.game_created]: (payload) => {
+    if (awaitingGame && payload.url) window.location.assign(payload.url);
+  },
+  [EV.error]: (error) =>
+    update(() => {
+      model.pending = null;
+      model.compare.waiting = [];
+      status.error(error.message || "The server refused that.");
+    }),
+});
+
+function applyState(state) {
+  const before = model.state;
+  model.state = state;
+  if (state.seat) model.seat = state.seat;
+  model.pending = null;
+  if (state.engine_thinking && (!before.engine_thinking || before.moves !== state.moves)) {
+    model.depthRows = [];
+    model.searchFrom = state.moves;
+  }
+  if (!state.engine_thinking) model.queued = null;
+  if (model.reviewPly !== null && model.reviewPly >= state.moves.length) model.reviewPly = null;
+  settingsForm.show(state.settings);
+  announceChanges(before, state);
+}
+
+function announceChanges(before, after) {
+  if (after.moves.length < before.moves.length) {
+    status.announce(`Moves taken back. ${M.turnText(model, info)}.`);
+    return;
+  }
+  if (after.moves === before.moves || !after.moves.startsWith(before.moves)) return;
+  const lines = [];
+  for (let i = before.moves.length; i < after.moves.length; i += 1) {
+    lines.push(`${M.sideName(model, info, i % 2)} played ${info.moveNoun} ${after.moves[i]}.`);
+  }
+  lines.push(after.status === "playing" ? `${M.turnText(model, info)}.` : `Game over: ${M.turnText(model, info)}.`);
+  status.announce(lines.join(" "));
+}
+
+// -- Actions ----------------------------------------------------------------------
+
+function play(move) {
+  status.clear();
+  const s = model.state;
+  if (model.reviewPly !== null) {
+    return status.error("You are looking at an earlier move. Press End or “Back to live” to play.");
+  }
+  if (s.status !== "playing") return status.error("The game is over. Start a new game or a rematch.");
+  if (!replay(s.game, M.liveMoves(model)).legal.has(move)) {
+    return status.error(info.name === "connect4" ? `Column ${move} is full.` : `Cell ${move} is taken.`);
+  }
+  if (M.myTurn(model)) update(() => (model.pending = move));
+  socket.move(move); // a spectator's or an early move is the server's to refuse
+}
+
+function review(ply) {
+  update(() => {
+    const live = model.state.moves.length;
+    const clamped = Math.max(0, Math.min(ply, live));
+    model.reviewPly = clamped === live ? null : clamped;
+  });
+}
+
+let awaitingGame = false;
+async function startAnother(action) {
+  status.info(action === "rematch" ? "Setting up the rematch…" : "Setting up a new game…");
+  try {
+    const created = await gameAction(gameId, action);
+    window.location.assign(created.url || `/g/${created.id}`);
+  } catch (error) {
+    if (error.status !== 404 && error.status !== 405) return status.error(error.message);
+    awaitingGame = true; // this server creates games over the socket
+    if (action === "rematch") socket.rematch();
+    else socket.newGame();
+  }
+}
+
+function compare() {
+  const from = model.state.moves;
+  const current = model.state.settings.algorithm;
+  const other = Object.keys(config.algorithms).find((a) => a !== current) || current;
+  const known = new Set(M.resultsOf(model, from).map((r) => r.algorithm));
+  const wanted = [other, current].filter((a) => !known.has(a));
+  update(() => {
+    model.compare = { from, waiting: wanted.map((algorithm) => ({ from, algorithm })) };
+  });
+  if (wanted.length) socket.analyse(wanted[0]);
+}
+
+async function copyLink() {
+  const url = window.location.href;
+  const field = $("share-url");
+  try {
+    await navigator.clipboard.writeText(url);
+    status.copied($("copy-link"));
+  } catch {
+    field.hidden = false;
+    field.value = url;
+    field.focus();
+    field.select();
+    let ok = false;
+    try {
+      ok = document.execCommand("copy");
+    } catch {
+      ok = false;
+    }
+    if (ok) status.copied($("copy-link"));
+    else status.info("Press Ctrl+C (or ⌘C) to copy the selected link.");
+  }
+}
+
+$("undo").addEventListener("click", () => {
+  status.clear();
+  socket.undo();
+});
+$("new-game").addEventListener("click", () => startAnother("new"));
+$("rematch").addEventListener("click", () => startAnother("rematch"));
+$("copy-link").addEventListener("click", copyLink);
+$("settings-form").addEventListener("submit", (event) => event.preventDefault());
+$("back-to-live").addEventListener("click", () => review(Infinity));
+
+document.addEventListener("keydown", (event) => {
+  if (event.ctrlKey || event.metaKey || event.altKey) return;
+  if (event.target.closest("input, select, textarea, [contenteditable]")) return;
+  const shown = M.shownMoves(model).length;
+  const keys = {
+    ArrowLeft: () => review(shown - 1),
+    ArrowRight: () => review(shown + 1),
+    ArrowUp: () => review(shown - 1),
+    ArrowDown: () => review(shown + 1),
+    Home: () => review(0),
+    End: () => review(Infinity),
+    Escape: () => review(Infinity),
+  };
+  if (keys[event.key]) {
+    event.preventDefault();
+    keys[event.key]();
+  } else if (/^[1-9]$/.test(event.key) && Number(event.key) <= info.moveKeys) {
+    event.preventDefault();
+    play(event.key);
+    board.focusMove(event.key);
+  }
+});
+
+// -- Drawing -----------------------------------------------------------------------
+
+function update(change, after) {
+  change();
+  after?.();
+  render();
+}
+
+function render() {
+  const s = model.state;
+  const shown = M.shownMoves(model);
+  const reviewing = model.reviewPly !== null;
+  const analysisOn = Boolean(s.settings.show_analysis);
+  const match = M.resultFor(model, shown) || (reviewing ? null : M.provisional(model));
+  const lineOn = model.showLine || model.hoverLine;
+
+  board.set(
+    boardView({
+      game: s.game,
+      moves: shown,
+      interactive: !reviewing && M.myTurn(model),
+      review: reviewing,
+      overlay: analysisOn && match ? { from: match.from, result: match.result, showLine: lineOn } : null,
+    }),
+  );
+
+  $("turn").textContent = reviewing ? `Move ${model.reviewPly} of ${s.moves.length}` : M.turnText(model, info);
+  document.title = `${M.turnText(model, info)} · ${info.label} · Lookahead`;
+  document.body.dataset.status = s.status;
+  $("board-area").classList.toggle("is-thinking", Boolean(s.engine_thinking));
+  for (const chip of document.querySelectorAll(".player")) {
+    const side = chip.classList.contains("player-p0") ? 0 : 1;
+    chip.classList.toggle("is-to-move", s.status === "playing" && s.to_move === side);
+    chip.classList.toggle("is-winner", s.status === "won" && s.winner === side);
+  }
+  $("review-banner").hidden = !reviewing;
+  $("review-text").textContent = reviewing ? `Reviewing the position after move ${model.reviewPly} of ${s.moves.length}.` : "";
+  $("review-continue").href = M.continueUrl(model, shown);
+
+  const player = M.isPlayer(model);
+  $("undo").disabled = !player || s.moves.length === 0 || Boolean(s.engine_thinking);
+  $("new-game").hidden = !player;
+  $("rematch").hidden = !player;
+  $("spectator-bar").hidden = player;
+  $("continue-link").href = M.continueUrl(model, s.moves);
+  $("settings-form").toggleAttribute("inert", !player);
+  $("settings-readonly").hidden = player;
+
+  moveList.render({ moves: s.moves, shownPly: shown.length, names: [0, 1].map((side) => M.sideName(model, info, side)) });
+
+  panel.setHidden(!analysisOn);
+  const depth = model.depthRows.length ? model.depthRows[model.depthRows.length - 1].depth + 1 : null;
+  panel.renderThinking({ active: Boolean(s.engine_thinking), queued: model.queued, depth, who: "Engine" });
+  panel.renderDepths(model.depthRows, (model.searchFrom ?? s.moves).length);
+  const shownResult = match && match.kind !== "thinking" ? match : reviewing ? null : latestEngine();
+  panel.renderResult(shownResult ? shownResult.result : null, shownResult ? shownResult.from : "", {
+    played: shownResult?.kind === "engine",
+    showLine: model.showLine,
+  });
+  const otherAlgorithm = Object.keys(config.algorithms).find((a) => a !== s.settings.algorithm);
+  const compareFrom = model.compare.from;
+  panel.renderCompare({
+    label: `Analyse with ${config.algorithms[otherAlgorithm] || "the other algorithm"}`,
+    rows: compareFrom === null ? [] : M.resultsOf(model, compareFrom),
+    ply: (compareFrom ?? "").length,
+    busy: model.compare.waiting.length > 0,
+    disabled: !model.connected || Boolean(s.engine_thinking) || s.status !== "playing",
+  });
+}
+
+function latestEngine() {
+  for (let i = model.results.length - 1; i >= 0; i -= 1) if (model.results[i].kind === "engine") return model.results[i];
+  return null;
+}
+
+render();

@@ -1,0 +1,61 @@
+// The home page: pick a game and the engine's settings, start a game.
+// Without JavaScript the form still works: it is a GET to /new.
+
+import { readConfig } from "./config.js";
+import { createGame } from "./api.js";
+import { bindSettings } from "./settings-form.js";
+
+const config = readConfig();
+const form = document.getElementById("new-game");
+const status = document.getElementById("form-status");
+const startLabel = document.getElementById("start-label");
+const settings = bindSettings(form.querySelector(".settings-fields"), { limits: config.limits });
+
+function chosenGame() {
+  const input = form.querySelector('[name="game"]:checked');
+  return input ? { name: input.value, label: input.closest(".game-card").querySelector(".game-card-title").textContent } : null;
+}
+
+function syncGame() {
+  const game = chosenGame();
+  for (const card of form.querySelectorAll(".game-card")) {
+    card.classList.toggle("is-selected", card.dataset.game === game?.name);
+  }
+  startLabel.textContent = game ? `Play ${game.label}` : "Start game";
+}
+
+form.addEventListener("change", (event) => {
+  if (event.target.name === "game") syncGame();
+});
+
+form.addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const game = chosenGame();
+  if (!game) {
+    status.textContent = "Choose a game first.";
+    return;
+  }
+  const values = settings.values();
+  if (values.level === "custom" && values.depth === null && values.time === null) {
+    status.textContent = "Give a depth or a time for the custom level.";
+    return;
+  }
+  const button = form.querySelector('[type="submit"]');
+  button.disabled = true;
+  status.textContent = "Setting up the board…";
+  try {
+    const created = await createGame({ game: game.name, settings: values });
+    window.location.assign(created.url || `/g/${created.id}`);
+  } catch (error) {
+    status.textContent = error.message;
+    button.disabled = false;
+  }
+});
+
+// Coming back with the browser's Back button re-enables the form.
+window.addEventListener("pageshow", () => {
+  form.querySelector('[type="submit"]').disabled = false;
+  status.textContent = "";
+});
+
+syncGame();

@@ -1,0 +1,139 @@
+// The rules the page needs to draw a position: where a move lands, whose
+// stone is where, which moves are legal, the winning line. The server is the
+// referee; this only mirrors what it decided so the board can be drawn (and
+// an earlier position reviewed) without a round trip.
+//
+// A position is the string of moves played, first player first: tic-tac-toe
+// cells "1"-"9" row by row from the top left, Connect Four columns "1"-"7"
+// from the left. Cells are indexed row by row from the top left (0-based).
+
+const CONNECT4 = {
+  name: "connect4",
+  label: "Connect Four",
+  columns: 7,
+  rows: 6,
+  inARow: 4,
+  moveNoun: "column",
+  players: ["Red", "Yellow"],
+};
+
+const TICTACTOE = {
+  name: "tictactoe",
+  label: "Tic-tac-toe",
+  columns: 3,
+  rows: 3,
+  inARow: 3,
+  moveNoun: "cell",
+  players: ["X", "O"],
+};
+
+export const GAMES = { connect4: CONNECT4, tictactoe: TICTACTOE };
+
+export function gameInfo(name) {
+  const info = GAMES[name];
+  if (!info) throw new Error(`unknown game ${name}`);
+  const cells = info.columns * info.rows;
+  // The exact-score convention: a win with the winner's k-th stone scores
+  // ceil(cells / 2) + 1 - k (Connect Four 22 - k, tic-tac-toe 6 - k).
+  return { ...info, cells, winBase: Math.ceil(cells / 2) + 1, moveKeys: info.name === "connect4" ? 7 : 9 };
+}
+
+/** The cell a move lands on in `cells` (null if illegal). */
+export function landingCell(info, cells, move) {
+  const n = Number(move);
+  if (!Number.isInteger(n) || n < 1) return null;
+  if (info.name === "tictactoe") {
+    return n <= 9 && cells[n - 1] === null ? n - 1 : null;
+  }
+  if (n > info.columns) return null;
+  for (let row = info.rows - 1; row >= 0; row -= 1) {
+    const cell = row * info.columns + (n - 1);
+    if (cells[cell] === null) return cell;
+  }
+  return null;
+}
+
+/**
+ * Replay `moves` (a string of digits). Returns the cells (0, 1 or null per
+ * cell), the ply, the side to move, the cell of each move, the winner and
+ * its line, and the legal moves. Stops at the first illegal move.
+ */
+export function replay(gameName, moves) {
+  const info = gameInfo(gameName);
+  const cells = new Array(info.cells).fill(null);
+  const placed = [];
+  let winLine = null;
+  for (const move of moves) {
+    const cell = landingCell(info, cells, move);
+    if (cell === null || winLine) break;
+    cells[cell] = placed.length % 2;
+    placed.push(cell);
+    winLine = lineThrough(info, cells, cell);
+  }
+  const ply = placed.length;
+  const full = ply === info.cells;
+  const over = Boolean(winLine) || full;
+  const legal = new Set();
+  if (!over) {
+    for (let m = 1; m <= info.moveKeys; m += 1) {
+      if (landingCell(info, cells, String(m)) !== null) legal.add(String(m));
+    }
+  }
+  return {
+    info,
+    moves: moves.slice(0, ply),
+    cells,
+    placed,
+    ply,
+    toMove: ply % 2,
+    winner: winLine ? cells[winLine[0]] : null,
+    winLine,
+    over,
+    legal,
+  };
+}
+
+/** The winning line (cell indexes) through `cell`, or null. */
+function lineThrough(info, cells, cell) {
+  const who = cells[cell];
+  const row = Math.floor(cell / info.columns);
+  const col = cell % info.columns;
+  for (const [dr, dc] of [[0, 1], [1, 0], [1, 1], [1, -1]]) {
+    const line = [cell];
+    for (const sign of [1, -1]) {
+      let r = row + sign * dr;
+      let c = col + sign * dc;
+      while (r >= 0 && r < info.rows && c >= 0 && c < info.columns && cells[r * info.columns + c] === who) {
+        line.push(r * info.columns + c);
+        r += sign * dr;
+        c += sign * dc;
+      }
+    }
+    if (line.length >= info.inARow) return line.sort((a, b) => a - b);
+  }
+  return null;
+}
+
+/** The cells where the moves of `line` land, played from position `from`. */
+export function lineCells(gameName, from, line) {
+  const start = replay(gameName, from);
+  const cells = start.cells.slice();
+  const out = [];
+  for (let i = 0; i < line.length; i += 1) {
+    const cell = landingCell(start.info, cells, line[i]);
+    if (cell === null) break;
+    const player = (start.ply + i) % 2;
+    cells[cell] = player;
+    out.push({ cell, player, n: i + 1, move: line[i] });
+  }
+  return out;
+}
+
+/** Stones in a Connect Four column (for the column's accessible name). */
+export function columnHeight(info, cells, column) {
+  let count = 0;
+  for (let row = 0; row < info.rows; row += 1) {
+    if (cells[row * info.columns + column] !== null) count += 1;
+  }
+  return count;
+}

@@ -1,0 +1,84 @@
+// The engine settings fields (rendered by the `settings_fields` macro), used
+// by the home page to start a game and by the game page to change it.
+
+/**
+ * Wire the settings fields inside `root`. `onChange(partial)` is called with
+ * the settings a person just changed (custom depth/time only when valid).
+ */
+export function bindSettings(root, { limits, onChange = () => {} }) {
+  const field = (name) => root.querySelector(`[name="${name}"]`);
+  const checked = (name) => root.querySelector(`[name="${name}"]:checked`);
+  const customBox = root.querySelector("[data-custom-limits]");
+  const hint = root.querySelector("[data-level-hint]");
+
+  function syncLevel() {
+    const level = checked("level");
+    customBox.hidden = !level || level.value !== "custom";
+    if (hint && level) hint.textContent = level.closest("label").title || "";
+  }
+
+  function number(name, min, max, integer) {
+    const input = field(name);
+    const value = integer ? Number.parseInt(input.value, 10) : Number.parseFloat(input.value);
+    const ok = Number.isFinite(value) && value >= min && value <= max;
+    input.setAttribute("aria-invalid", String(!ok));
+    return ok ? value : null;
+  }
+
+  const customLimits = () => ({
+    depth: number("depth", 1, limits.max_depth, true),
+    time: number("time", limits.min_time, limits.max_time, false),
+  });
+
+  /** All the settings as the form shows them. */
+  function values() {
+    const level = checked("level")?.value;
+    const out = {
+      algorithm: checked("algorithm")?.value,
+      level,
+      depth: null,
+      time: null,
+      show_analysis: field("show_analysis").checked,
+    };
+    if (level === "custom") Object.assign(out, customLimits());
+    const enginePlays = checked("engine_plays");
+    if (enginePlays) out.engine_plays = enginePlays.value;
+    return out;
+  }
+
+  /** Show `settings` (from the server) without firing onChange. */
+  function show(settings) {
+    for (const name of ["algorithm", "level", "engine_plays"]) {
+      const input = root.querySelector(`[name="${name}"][value="${settings[name]}"]`);
+      if (input) input.checked = true;
+    }
+    if (settings.depth !== null && settings.depth !== undefined && document.activeElement !== field("depth")) {
+      field("depth").value = settings.depth;
+    }
+    if (settings.time !== null && settings.time !== undefined && document.activeElement !== field("time")) {
+      field("time").value = settings.time;
+    }
+    field("show_analysis").checked = Boolean(settings.show_analysis);
+    syncLevel();
+  }
+
+  root.addEventListener("change", (event) => {
+    const name = event.target.name;
+    syncLevel();
+    if (name === "level") {
+      const partial = { level: event.target.value };
+      if (partial.level === "custom") Object.assign(partial, customLimits());
+      onChange(partial);
+    } else if (name === "depth" || name === "time") {
+      const limits2 = customLimits();
+      if (limits2[name] !== null) onChange({ level: "custom", ...limits2 });
+    } else if (name === "show_analysis") {
+      onChange({ show_analysis: event.target.checked });
+    } else if (name === "algorithm" || name === "engine_plays") {
+      onChange({ [name]: event.target.value });
+    }
+  });
+  syncLevel();
+
+  return { values, show };
+}

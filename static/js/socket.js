@@ -1,0 +1,52 @@
+// The Socket.IO connection for one game: joins the game's room on every
+// (re)connection, sends the page's requests and hands the server's events
+// to the page. Event names come from the config the server embeds (one
+// source of truth: webapp/protocol.py); none is spelled out here.
+
+/**
+ * Connect to the server for `gameId`.
+ * `handlers` maps server event names (config.events values) to callbacks,
+ * plus the pseudo-events "connected" and "disconnected".
+ */
+export function connectGame(events, gameId, handlers) {
+  const socket = window.io({ transports: ["websocket", "polling"] });
+  const call = (name, payload) => handlers[name]?.(payload);
+
+  socket.on("connect", () => {
+    call("connected");
+    // The reply to join (if the server acknowledges) is a state, with the seat.
+    socket.emit(events.join, { game_id: gameId }, (reply) => {
+      if (reply && typeof reply === "object" && reply.moves !== undefined) call(events.state, reply);
+      else if (reply && reply.code) call(events.error, reply);
+    });
+  });
+  socket.on("disconnect", (reason) => call("disconnected", reason));
+  socket.on("connect_error", () => call("disconnected", "connect_error"));
+
+  // Only this game's events: a payload naming another game is ignored
+  // (a state names its game by `id`, the other events by `game_id`).
+  const ours = (name, payload) => {
+    const id = payload && (name === events.state ? payload.id : payload.game_id);
+    return id === undefined || id === gameId;
+  };
+  const serverEvents = new Set(Object.values(events));
+  for (const name of Object.keys(handlers)) {
+    if (!serverEvents.has(name)) continue;
+    socket.on(name, (payload) => {
+      if (ours(name, payload)) call(name, payload);
+    });
+  }
+
+  const send = (key, extra = {}) => socket.emit(events[key], { game_id: gameId, ...extra });
+  return {
+    move: (move) => send("move", { move }),
+    undo: () => send("undo"),
+    settings: (settings) => send("settings", { settings }),
+    analyse: (algorithm) => send("analyse", { algorithm }),
+    newGame: () => send("new_game"),
+    rematch: () => send("rematch"),
+    get connected() {
+      return socket.connected;
+    },
+  };
+}
