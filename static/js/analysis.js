@@ -31,6 +31,7 @@ export function createAnalysisPanel(root, { info, algorithms, onToggleLine, onHo
     pvToggle: $("pv-toggle"),
     stats: $("stats"),
     candidates: $("candidates"),
+    legend: $("scores-legend"),
     depthBody: root.querySelector("#depth-table tbody"),
     depths: $("depths"),
     compareButton: $("compare-button"),
@@ -66,6 +67,7 @@ export function createAnalysisPanel(root, { info, algorithms, onToggleLine, onHo
   /** The table of completed depths of the current (or last) search. */
   function renderDepths(rows, ply) {
     parts.depths.hidden = rows.length === 0;
+    parts.empty.dataset.rows = String(rows.length);
     parts.depthBody.replaceChildren();
     for (const row of rows) {
       const tr = el("tr");
@@ -87,7 +89,7 @@ export function createAnalysisPanel(root, { info, algorithms, onToggleLine, onHo
    * `from` the position it searched, `played` whether it was played.
    */
   function renderResult(result, from, { played, showLine }) {
-    parts.empty.hidden = Boolean(result);
+    parts.empty.hidden = Boolean(result) || parts.empty.dataset.rows > 0;
     parts.result.hidden = !result;
     if (!result) return;
     const ply = from.length;
@@ -137,6 +139,7 @@ export function createAnalysisPanel(root, { info, algorithms, onToggleLine, onHo
       parts.candidates.append(item);
     }
     parts.candidates.setAttribute("aria-label", `Score of each ${info.moveNoun} for ${mover}`);
+    parts.legend.textContent = legend(mover, entries.map(([, v]) => v), played);
   }
 
   /** The comparison: `rows` are analyses of one position, `busy` while waiting. */
@@ -180,6 +183,19 @@ export function createAnalysisPanel(root, { info, algorithms, onToggleLine, onHo
   }
 
   return { renderThinking, renderDepths, renderResult, renderCompare, setHidden };
+}
+
+/** What the scores mean, for whom. */
+function legend(mover, values, played) {
+  if (!values.length) return "";
+  const parts = [`Scores for ${mover}${played ? ", before its move" : ""}.`];
+  if (values.some((v) => v.exact && v.score !== 0)) {
+    parts.push("“Win in N” and “loss in N” count the winner’s moves still to play.");
+  }
+  if (values.some((v) => !v.exact)) {
+    parts.push(`Numbers are estimates from a search cut short: above 0 favours ${mover}.`);
+  }
+  return parts.join(" ");
 }
 
 /** "4453" -> "4 4 5 3". */

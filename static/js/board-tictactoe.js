@@ -66,6 +66,7 @@ export function createTicTacToeBoard(host, { onPlay, info }) {
     root.classList.toggle("is-review", view.review);
     root.classList.toggle("is-over", view.over);
     root.dataset.toMove = String(view.toMove);
+    root.classList.toggle("has-scores", Boolean(view.scores));
     const ghosts = new Map((view.ghosts || []).map((g) => [g.cell, g]));
 
     buttons.forEach((button, i) => {

@@ -58,19 +58,17 @@ export function addResult(model, from, result, kind) {
 }
 
 /**
- * The analysis to show with position `moves`: one of that position (its
- * options for the side to move), else the engine's search that led to it
- * (the engine's options before its last move).
+ * The analysis to show with position `moves`, the newest that fits: one of
+ * that position (the options of the side to move), or the engine's search
+ * that led to it (the engine's options before its last move).
  */
 export function resultFor(model, moves) {
-  for (let i = model.results.length - 1; i >= 0; i -= 1) {
-    if (model.results[i].from === moves) return model.results[i];
-  }
   const before = moves.slice(0, -1);
   const last = moves.slice(-1);
   for (let i = model.results.length - 1; i >= 0; i -= 1) {
     const r = model.results[i];
-    if (r.kind === "engine" && r.from === before && r.result.best_move === last) return r;
+    if (r.from === moves) return r;
+    if (moves && r.kind === "engine" && r.from === before && r.result.best_move === last) return r;
   }
   return null;
 }

@@ -244,7 +244,8 @@ function render() {
     }),
   );
 
-  $("turn").textContent = reviewing ? `Move ${model.reviewPly} of ${s.moves.length}` : M.turnText(model, info);
+  const where = model.reviewPly === 0 ? "the starting position" : `the position after move ${model.reviewPly}`;
+  $("turn").textContent = reviewing ? `Reviewing move ${model.reviewPly} of ${s.moves.length}` : M.turnText(model, info);
   document.title = `${M.turnText(model, info)} · ${info.label} · Lookahead`;
   document.body.dataset.status = s.status;
   $("board-area").classList.toggle("is-thinking", Boolean(s.engine_thinking));
@@ -254,7 +255,7 @@ function render() {
     chip.classList.toggle("is-winner", s.status === "won" && s.winner === side);
   }
   $("review-banner").hidden = !reviewing;
-  $("review-text").textContent = reviewing ? `Reviewing the position after move ${model.reviewPly} of ${s.moves.length}.` : "";
+  $("review-text").textContent = reviewing ? `You are looking at ${where}, not the live game (${s.moves.length} moves).` : "";
   $("review-continue").href = M.continueUrl(model, shown);
 
   const player = M.isPlayer(model);
@@ -272,7 +273,7 @@ function render() {
   const depth = model.depthRows.length ? model.depthRows[model.depthRows.length - 1].depth + 1 : null;
   panel.renderThinking({ active: Boolean(s.engine_thinking), queued: model.queued, depth, who: "Engine" });
   panel.renderDepths(model.depthRows, (model.searchFrom ?? s.moves).length);
-  const shownResult = match && match.kind !== "thinking" ? match : reviewing ? null : latestEngine();
+  const shownResult = match && match.kind !== "thinking" ? match : null;
   panel.renderResult(shownResult ? shownResult.result : null, shownResult ? shownResult.from : "", {
     played: shownResult?.kind === "engine",
     showLine: model.showLine,
@@ -286,11 +287,6 @@ function render() {
     busy: model.compare.waiting.length > 0,
     disabled: !model.connected || Boolean(s.engine_thinking) || s.status !== "playing",
   });
-}
-
-function latestEngine() {
-  for (let i = model.results.length - 1; i >= 0; i -= 1) if (model.results[i].kind === "engine") return model.results[i];
-  return null;
 }
 
 render();

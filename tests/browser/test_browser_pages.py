@@ -1,0 +1,74 @@
+"""The pages a person lands on: home, a new game of each kind, a phone, a lost link."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from tests.browser.game_page import GamePage
+
+BOARD_BUTTONS = {"connect4": 7, "tictactoe": 9}
+
+
+def test_home_page_offers_both_games_and_the_settings(page: Page, screenshots: Path) -> None:
+    page.goto("/")
+    expect(page.get_by_role("heading", level=1)).to_have_text("Lookahead")
+    expect(page.locator(".game-card")).to_have_count(2)
+    for name in ("Strength", "Algorithm", "Who moves first"):
+        expect(page.get_by_role("group", name=name)).to_be_visible()
+    expect(page.get_by_label("Show the engine’s analysis")).to_be_checked()
+    # Custom strength asks for a depth and a time.
+    page.get_by_role("radio", name="Custom").check()
+    expect(page.get_by_label("Depth (plies)")).to_be_visible()
+    page.get_by_role("radio", name="Easy").check()
+    expect(page.get_by_label("Depth (plies)")).to_be_hidden()
+    page.screenshot(path=screenshots / "home.png", full_page=True)
+
+
+@pytest.mark.parametrize("game", ["connect4", "tictactoe"])
+def test_start_each_game_from_the_home_page(page: Page, game: str, screenshots: Path) -> None:
+    ui = GamePage(page)
+    ui.start_from_home(game, "easy")
+    expect(ui.board.locator("button[data-move]")).to_have_count(BOARD_BUTTONS[game])
+    expect(page.locator("#turn")).to_contain_text("Your move")
+    expect(ui.cell("1")).to_have_attribute(
+        "aria-label", "Column 1, 0 stones" if game == "connect4" else "Cell 1, empty"
+    )
+    # One move and the engine's reply, so the screenshot shows a game in play.
+    ui.click("4" if game == "connect4" else "5")
+    ui.wait_for_moves(2)
+    ui.wait_for_my_turn()
+    expect(ui.candidates.first).to_be_visible()
+    page.screenshot(path=screenshots / f"game-{game}.png", full_page=True)
+
+
+def test_game_page_fits_a_phone(browser: Browser, base_url: str, screenshots: Path) -> None:
+    context = browser.new_context(
+        base_url=base_url, viewport={"width": 375, "height": 812}, is_mobile=True, has_touch=True
+    )
+    try:
+        page = context.new_page()
+        ui = GamePage(page)
+        ui.open_new("game=connect4&moves=4453&level=easy&engine_plays=second")
+        ui.wait_for_my_turn()
+        ui.cell("3").tap()
+        ui.wait_for_moves(6)
+        ui.wait_for_my_turn()
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 375, f"the page is {width}px wide on a 375px screen"
+        board = ui.board.bounding_box()
+        assert board is not None and board["x"] >= 0 and board["x"] + board["width"] <= 375
+        page.screenshot(path=screenshots / "game-connect4-phone.png", full_page=True)
+    finally:
+        context.close()
+
+
+def test_a_lost_link_gets_a_friendly_page(page: Page) -> None:
+    response = page.goto("/g/no-such-game")
+    assert response is not None and response.status == 404
+    link = page.get_by_role("link", name="Go to the home page")
+    expect(link).to_be_visible()
+    link.click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Lookahead")

@@ -1,0 +1,98 @@
+"""Playing: by mouse and keyboard, the engine's analysis, review mode, undo,
+and minimax against alpha-beta on the same position."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import Page, expect
+
+from tests.browser.game_page import ENGINE_TIMEOUT_MS, GamePage
+
+SCORE_WORDS = re.compile(r"^(win in \d+|loss in \d+|draw|[+\u2212]\d\.\d\d|0\.00)$")
+
+
+def test_connect4_by_click_and_keyboard_shows_the_line_and_every_score(page: Page) -> None:
+    ui = GamePage(page)
+    ui.open_new("game=connect4&level=easy&engine_plays=second")
+
+    ui.click("4")
+    expect(ui.cell("4")).to_have_attribute("aria-label", re.compile(r"^Column 4, [12] stones?"))
+    ui.wait_for_moves(2)
+    ui.press("3")
+    ui.wait_for_moves(4)
+    ui.wait_for_my_turn()
+    expect(ui.moves.nth(2)).to_have_text("3")
+
+    # The engine's move: its line as text, its statistics, a score per column.
+    expect(page.locator("#result-headline")).to_contain_text("played column")
+    expect(ui.pv.first).to_be_visible()
+    expect(ui.stat("algorithm")).to_have_text("Alpha-beta")
+    assert ui.engine_nodes() > 0
+    expect(ui.candidates).to_have_count(7)
+    for text in ui.page.locator("#candidates .score-badge").all_inner_texts():
+        assert SCORE_WORDS.match(text.replace("\n", " ").strip()), text
+    expect(ui.board.locator(".c4-badges .score-badge.is-best")).to_have_count(1)
+    expect(page.locator("#depth-table tbody tr").first).to_be_visible()
+
+    # The line drawn on the board, numbered, on request.
+    page.locator("#pv-toggle").click()
+    expect(page.locator("#pv-toggle")).to_have_attribute("aria-pressed", "true")
+    expect(ui.board.locator(".ghost")).to_have_count(ui.pv.count())
+    expect(ui.board.locator(".ghost", has_text=re.compile("^1$"))).to_have_count(1)
+
+
+def test_tictactoe_keyboard_review_and_undo(page: Page) -> None:
+    ui = GamePage(page)
+    ui.open_new("game=tictactoe&level=perfect&engine_plays=second")
+    ui.press("5")
+    expect(ui.cell("5")).to_have_attribute("aria-label", re.compile(r"^Cell 5, X"))
+    ui.wait_for_moves(2)
+    ui.wait_for_my_turn()
+    # Perfect play from the centre is a draw: every score is exact.
+    expect(page.locator("#result-headline")).to_contain_text("draw")
+    expect(page.locator("#announcer")).to_contain_text("Engine played cell")
+
+    # Review: the arrow keys step back through the moves and End returns.
+    page.locator("body").press("ArrowLeft")
+    expect(page.locator("#review-banner")).to_be_visible()
+    expect(page.locator("#turn")).to_have_text("Reviewing move 1 of 2")
+    expect(ui.board.locator(".mark:not(.ghost-mark)")).to_have_count(1)
+    page.locator("body").press("1")  # no moves while reviewing
+    expect(ui.notice).to_contain_text("earlier move")
+    page.locator("body").press("End")
+    expect(page.locator("#review-banner")).to_be_hidden()
+    expect(ui.board.locator(".mark:not(.ghost-mark)")).to_have_count(2)
+
+    # Undo takes back my move and the engine's reply.
+    page.get_by_role("button", name="Undo").click()
+    ui.wait_for_moves(0)
+    expect(ui.cell("5")).to_have_attribute("aria-label", re.compile(r"^Cell 5, empty"))
+
+
+def test_minimax_searches_more_nodes_than_alphabeta_on_the_same_position(page: Page) -> None:
+    ui = GamePage(page)
+    ui.open_new("game=tictactoe&level=medium&algorithm=alphabeta&engine_plays=second")
+    ui.press("1")
+    ui.wait_for_moves(2)
+    ui.wait_for_my_turn()
+    expect(ui.stat("algorithm")).to_have_text("Alpha-beta")
+    alphabeta_nodes = ui.engine_nodes()
+
+    # Both algorithms on the position on the board, side by side.
+    page.get_by_role("button", name="Analyse with Minimax").click()
+    expect(page.locator("#compare-table tbody tr")).to_have_count(2, timeout=ENGINE_TIMEOUT_MS)
+    assert ui.compare_nodes("minimax") > ui.compare_nodes("alphabeta")
+    expect(page.locator("#compare-summary")).to_contain_text("Minimax searched")
+
+    # Switch the engine to minimax, take the move back, play it again: the
+    # engine searches the same position to the same depth with more nodes.
+    ui.choose_setting("algorithm", "minimax")
+    expect(page.locator("#notice")).to_contain_text("next move")
+    page.get_by_role("button", name="Undo").click()
+    ui.wait_for_moves(0)
+    ui.press("1")
+    ui.wait_for_moves(2)
+    ui.wait_for_my_turn()
+    expect(ui.stat("algorithm")).to_have_text("Minimax", timeout=ENGINE_TIMEOUT_MS)
+    assert ui.engine_nodes() > alphabeta_nodes
