@@ -61,7 +61,15 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = _free_port()
     workdir = tmp_path_factory.mktemp("server")
     log_path = workdir / "server.log"
-    command = [sys.executable, "-m", "webapp", "--port", str(port), "--db", str(workdir / "games.db")]
+    command = [
+        sys.executable,
+        "-m",
+        "webapp",
+        "--port",
+        str(port),
+        "--db",
+        str(workdir / "games.db"),
+    ]
     with log_path.open("wb") as log:
         process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
         try:

@@ -53,7 +53,9 @@ class GamePage:
         return self.page.locator("#moves .move")
 
     def wait_for_my_turn(self) -> None:
-        expect(self.page.locator(".board.is-interactive")).to_have_count(1, timeout=ENGINE_TIMEOUT_MS)
+        expect(self.page.locator(".board.is-interactive")).to_have_count(
+            1, timeout=ENGINE_TIMEOUT_MS
+        )
 
     def wait_for_moves(self, count: int) -> None:
         expect(self.moves).to_have_count(count, timeout=ENGINE_TIMEOUT_MS)

@@ -10,7 +10,9 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 from tests.browser.game_page import GamePage
 
 
-def test_a_spectator_watches_live_and_cannot_move(page: Page, browser: Browser, base_url: str) -> None:
+def test_a_spectator_watches_live_and_cannot_move(
+    page: Page, browser: Browser, base_url: str
+) -> None:
     player = GamePage(page)
     player.open_new("game=tictactoe&level=easy&engine_plays=second")
     player.wait_for_my_turn()
@@ -32,7 +34,9 @@ def test_a_spectator_watches_live_and_cannot_move(page: Page, browser: Browser, 
 
         # A spectator's click is the server's to refuse: the reason is shown,
         # the board does not change.
-        empty = next(m for m in "12346789" if "empty" in (watcher.cell(m).get_attribute("aria-label") or ""))
+        empty = next(
+            m for m in "12346789" if "empty" in (watcher.cell(m).get_attribute("aria-label") or "")
+        )
         # The cell is marked aria-disabled for a spectator, but a click still
         # reaches the page (force: Playwright would wait for it to be enabled).
         watcher.cell(empty).click(force=True)
@@ -46,7 +50,9 @@ def test_a_spectator_watches_live_and_cannot_move(page: Page, browser: Browser, 
         # "Continue from here" starts the watcher's own game at this position.
         moves = "".join(watcher.moves.all_inner_texts())
         continue_link = watcher.page.get_by_role("link", name="Continue from here").last
-        expect(continue_link).to_have_attribute("href", re.compile(rf"game=tictactoe.*moves={moves}"))
+        expect(continue_link).to_have_attribute(
+            "href", re.compile(rf"game=tictactoe.*moves={moves}")
+        )
         continue_link.click()
         watcher.page.wait_for_url(re.compile(r"/g/[^/]+$"))
         expect(watcher.page.locator("#spectator-bar")).to_be_hidden()
