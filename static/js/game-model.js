@@ -57,6 +57,15 @@ export function addResult(model, from, result, kind) {
   if (model.results.length > 200) model.results.shift();
 }
 
+/** Record an engine move (an engine_move event, or a state's last_engine_move) once. */
+export function noteEngineMove(model, result = model.state.last_engine_move) {
+  if (!result) return;
+  const same = (r) =>
+    r.kind === "engine" && r.result.best_move === result.best_move && r.result.nodes === result.nodes && r.result.time_ms === result.time_ms;
+  if (model.results.some(same)) return;
+  addResult(model, engineSearchFrom(model.state, result), result, "engine");
+}
+
 /**
  * The analysis to show with position `moves`, the newest that fits: one of
  * that position (the options of the side to move), or the engine's search

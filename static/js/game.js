@@ -39,10 +39,7 @@ const settingsForm = bindSettings($("settings-form"), {
   },
 });
 
-if (model.state.last_engine_move) {
-  const from = M.engineSearchFrom(model.state, model.state.last_engine_move);
-  M.addResult(model, from, model.state.last_engine_move, "engine");
-}
+M.noteEngineMove(model);
 
 // -- Server events --------------------------------------------------------------
 
@@ -60,7 +57,7 @@ const socket = connectGame(EV, gameId, {
     }),
   [EV.engine_move]: (result) =>
     update(() => {
-      M.addResult(model, M.engineSearchFrom(model.state, result), result, "engine");
+      M.noteEngineMove(model, result);
       model.queued = null;
     }),
   [EV.analysis]: (result) =>
@@ -95,6 +92,7 @@ function applyState(state) {
   }
   if (!state.engine_thinking) model.queued = null;
   if (model.reviewPly !== null && model.reviewPly >= state.moves.length) model.reviewPly = null;
+  M.noteEngineMove(model); // in case this page missed the engine_move event
   settingsForm.show(state.settings);
   announceChanges(before, state);
 }

@@ -61,7 +61,9 @@ def test_game_page_fits_a_phone(browser: Browser, base_url: str, screenshots: Pa
         assert width <= 375, f"the page is {width}px wide on a 375px screen"
         board = ui.board.bounding_box()
         assert board is not None and board["x"] >= 0 and board["x"] + board["width"] <= 375
-        page.screenshot(path=screenshots / "game-connect4-phone.png", full_page=True, animations="disabled")
+        page.screenshot(
+            path=screenshots / "game-connect4-phone.png", full_page=True, animations="disabled"
+        )
     finally:
         context.close()
 

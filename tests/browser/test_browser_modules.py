@@ -1,0 +1,63 @@
+"""The page's pure modules (score words, rules), run in the browser itself."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page
+
+
+def call(page: Page, module: str, expression: str) -> Any:
+    """Evaluate `expression` with the module's exports bound to `m`."""
+    return page.evaluate(
+        f"import('/static/js/{module}').then((m) => {expression})",
+    )
+
+
+@pytest.fixture
+def home(page: Page) -> Page:
+    page.goto("/")
+    return page
+
+
+@pytest.mark.parametrize(
+    ("game", "score", "exact", "ply", "words"),
+    [
+        # Connect Four: a win with the winner's k-th stone scores 22 - k.
+        ("connect4", 18, True, 6, "win in 1"),  # the mover's 4th stone, 3 played
+        ("connect4", 16, True, 6, "win in 3"),  # 6th stone, 3 played
+        ("connect4", -17, True, 8, "loss in 1"),  # the other side's 5th, 4 played
+        ("connect4", 1, True, 0, "win in 21"),
+        ("connect4", 0, True, 10, "draw"),
+        ("connect4", 0.123, False, 3, "+0.12"),
+        ("connect4", -0.05, False, 3, "\u22120.05"),
+        ("connect4", 0.001, False, 3, "0.00"),
+        # Tic-tac-toe: 6 - k.
+        ("tictactoe", 3, True, 4, "win in 1"),  # the mover's 3rd stone, 2 played
+        ("tictactoe", -2, True, 1, "loss in 3"),  # X's 4th stone, 1 played
+        ("tictactoe", 0, True, 0, "draw"),
+    ],
+)
+def test_score_words(
+    home: Page, game: str, score: float, exact: bool, ply: int, words: str
+) -> None:
+    text = call(
+        home,
+        "format.js",
+        "import('/static/js/rules.js').then((r) => "
+        f"m.describeScore({score}, {str(exact).lower()}, r.gameInfo('{game}'), {ply}).text)",
+    )
+    assert text == words
+
+
+def test_rules_find_the_winning_line_and_the_legal_moves(home: Page) -> None:
+    won = call(home, "rules.js", "({...m.replay('connect4', '4455667'), legal: null})")
+    assert won["winner"] == 0
+    assert won["winLine"] == [38, 39, 40, 41]  # the bottom row, columns 4-7
+    full_column = call(home, "rules.js", "[...m.replay('connect4', '444444').legal]")
+    assert "4" not in full_column and len(full_column) == 6
+    diagonal = call(home, "rules.js", "m.replay('tictactoe', '12539').winLine")
+    assert diagonal == [0, 4, 8]
+    ghosts = call(home, "rules.js", "m.lineCells('connect4', '44', '45')")
+    assert [(g["cell"], g["player"], g["n"]) for g in ghosts] == [(24, 0, 1), (39, 1, 2)]
