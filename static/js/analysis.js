@@ -58,7 +58,8 @@ export function createAnalysisPanel(root, { info, algorithms, onToggleLine, onHo
     parts.thinking.hidden = !active && queued === null;
     root.classList.toggle("is-thinking", active);
     if (queued !== null && !active) {
-      parts.thinkingText.textContent = `Queued: ${queued === 0 ? "next" : `position ${queued}`} in line`;
+      // The server counts from 1 (next to start) while every engine is busy.
+      parts.thinkingText.textContent = `Waiting for a free engine: ${queued <= 1 ? "next in line" : `number ${queued} in line`}`;
     } else {
       parts.thinkingText.textContent = `${who} is thinking…${depth ? ` searching depth ${depth}` : ""}`;
     }
