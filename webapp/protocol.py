@@ -39,6 +39,11 @@ GAME_OVER = "game_over"
 BAD_SETTINGS = "bad_settings"
 NOTHING_TO_UNDO = "nothing_to_undo"
 BUSY = "busy"  # the server's search queue is full
+ENGINE_FAILED = "engine_failed"  # the engine's search stopped with an error
+
+# -- Games ----------------------------------------------------------------------
+#: The games' display names, by the name used in URLs and the API.
+GAME_LABELS = {"tictactoe": "Tic-tac-toe", "connect4": "Connect Four"}
 
 # -- Settings -------------------------------------------------------------------
 ALGORITHMS = ("alphabeta", "minimax")

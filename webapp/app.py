@@ -1,0 +1,95 @@
+"""The web application: ``create_app(config)`` builds Flask, Socket.IO, the store and the workers.
+
+Templates and static files live at the top of the repository (``templates/``,
+``static/``), found from this package's location; set ``LOOKAHEAD_ROOT``
+(config key or environment variable) to the folder that holds them when the
+package is installed elsewhere.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import weakref
+from pathlib import Path
+from typing import Any
+
+from flask import Flask
+from flask_socketio import SocketIO
+
+from webapp.services import GameService
+from webapp.store import SQLiteStore
+from webapp.workers import SearchPool
+
+log = logging.getLogger(__name__)
+
+#: The checkout's root: templates/ and static/ sit next to the package.
+CHECKOUT_ROOT = Path(__file__).resolve().parent.parent
+
+#: Configuration keys and their defaults (override any in create_app's ``config``).
+DEFAULTS: dict[str, Any] = {
+    "DATABASE": None,  # the SQLite file; None = lookahead.sqlite3 in the instance folder
+    "SEARCH_WORKERS": 2,  # search processes = searches at once
+    "SEARCH_QUEUE_LIMIT": 16,  # searches that may wait for a worker; more get BUSY
+    "SEARCH_WARMUP": True,  # warm the engine (compile kernels) when a worker starts
+    "SEARCH_SEED": None,  # a fixed seed makes the engine's tie-breaks repeatable (tests)
+    "SEAT_COOKIE_SECURE": False,  # True behind HTTPS
+    "LOOKAHEAD_ROOT": None,  # the folder with templates/ and static/
+}
+
+#: Built once; every app binds it with init_app (tests make many apps, one at a time).
+socketio = SocketIO()
+
+
+def create_app(config: dict[str, Any] | None = None) -> Flask:
+    """A ready Lookahead app: routes, Socket.IO handlers, store, and running search workers.
+
+    Call ``close_app(app)`` to stop its workers (done at exit otherwise).
+    """
+    settings = {**DEFAULTS, **(config or {})}
+    root = Path(settings["LOOKAHEAD_ROOT"] or os.environ.get("LOOKAHEAD_ROOT") or CHECKOUT_ROOT)
+    app = Flask(
+        __name__,
+        template_folder=str(root / "templates"),
+        static_folder=str(root / "static"),
+    )
+    app.config.update(settings)
+
+    # Imported here because they import `socketio` from this module; importing
+    # `sockets` registers its handlers on `socketio` (applied by init_app).
+    from webapp import api, pages, sockets  # noqa: F401
+
+    app.register_blueprint(pages.bp)
+    app.register_blueprint(api.bp)
+    pages.register_error_pages(app)
+    socketio.init_app(app, async_mode="threading")
+
+    database = app.config["DATABASE"] or Path(app.instance_path) / "lookahead.sqlite3"
+    store = SQLiteStore(database)
+    pool = SearchPool(
+        app.config["SEARCH_WORKERS"],
+        app.config["SEARCH_QUEUE_LIMIT"],
+        warm_up=app.config["SEARCH_WARMUP"],
+    )
+    service = GameService(store, pool, _emit, seed=app.config["SEARCH_SEED"])
+    app.extensions["lookahead"] = service
+    pool.start(socketio.start_background_task)
+    service.resume(app.config["SEARCH_QUEUE_LIMIT"])
+    weakref.finalize(app, service.close)  # at exit, if nobody closed it first
+    log.info("Lookahead: games in %s, %d search workers", database, pool.size)
+    return app
+
+
+def service_of(app: Flask) -> GameService:
+    """The app's game service."""
+    service: GameService = app.extensions["lookahead"]
+    return service
+
+
+def close_app(app: Flask) -> None:
+    """Stop the app's search workers and close its store."""
+    service_of(app).close()
+
+
+def _emit(event: str, payload: dict[str, Any], to: str) -> None:
+    socketio.emit(event, payload, to=to)

@@ -1,0 +1,107 @@
+"""The HTML pages: home, a game, and position links that start a game.
+
+The templates (``templates/``) autoescape; user-supplied text reaches a page
+only as template values or inside ``tojson``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Flask, Response, jsonify, redirect, render_template, request
+from werkzeug.exceptions import HTTPException
+
+from webapp import protocol
+from webapp.api import seat_token, service, set_seat_cookie
+from webapp.games import GAMES
+from webapp.services import GameError
+
+bp = Blueprint("pages", __name__)
+
+TRUE_WORDS, FALSE_WORDS = ("1", "true", "on", "yes"), ("0", "false", "off", "no")
+
+
+def games_list() -> list[dict[str, str]]:
+    """The games for the home page's picker: ``{name, label}``."""
+    return [{"name": name, "label": protocol.GAME_LABELS.get(name, name)} for name in GAMES]
+
+
+def error_page(message: str, status: int) -> tuple[str, int]:
+    # `config` is passed explicitly: otherwise Flask's app.config would reach the page.
+    page = render_template("404.html", message=message, config=protocol.client_config())
+    return page, status
+
+
+@bp.get("/")
+def home() -> str:
+    return render_template("home.html", games=games_list(), config=protocol.client_config())
+
+
+@bp.get("/g/<game_id>")
+def game(game_id: str) -> Any:
+    try:
+        state = service().state(game_id, seat_token(game_id))
+    except GameError:
+        return error_page("There is no game at this link. It may have been mistyped.", 404)
+    return render_template(
+        "game.html", game_id=game_id, state=state, config=protocol.client_config()
+    )
+
+
+@bp.get("/new")
+def new() -> Any:
+    """A position link: ``/new?game=connect4&moves=4453`` (+ engine_plays, algorithm, level...)."""
+    try:
+        settings = settings_from_query()
+        record, token = service().create(
+            request.args.get("game"), settings, request.args.get("moves", "")
+        )
+    except GameError as error:
+        return error_page(f"This link cannot start a game: {error.message}", 400)
+    response = redirect(f"/g/{record.id}", code=302)
+    return set_seat_cookie(response, record.id, token)
+
+
+def settings_from_query() -> dict[str, Any]:
+    """The settings a position link or the home form gives (the service checks them)."""
+    args = request.args
+    settings: dict[str, Any] = {
+        key: args[key] for key in ("algorithm", "level", "engine_plays") if key in args
+    }
+    if "show_analysis" in args:
+        word = args["show_analysis"].lower()
+        if word not in TRUE_WORDS + FALSE_WORDS:
+            raise GameError(protocol.BAD_SETTINGS, "show_analysis must be true or false.")
+        settings["show_analysis"] = word in TRUE_WORDS
+    if settings.get("level") == "custom":  # the form sends depth and time for every level
+        try:
+            if args.get("depth"):
+                settings["depth"] = int(args["depth"])
+            if args.get("time"):
+                settings["time"] = float(args["time"])
+        except ValueError:
+            raise GameError(protocol.BAD_SETTINGS, "depth and time must be numbers.") from None
+    return settings
+
+
+def register_error_pages(app: Flask) -> None:
+    """Friendly pages for unknown URLs and failures (JSON under /api/)."""
+
+    @app.errorhandler(HTTPException)
+    def http_error(error: HTTPException) -> Any:
+        status = error.code or 500
+        if request.path.startswith("/api/"):
+            body = {"code": protocol.BAD_REQUEST, "message": error.description}
+            if status == 404:
+                body["code"] = protocol.UNKNOWN_GAME
+            return jsonify({"error": body}), status
+        if status == 404:
+            return error_page("We could not find that page.", 404)
+        return error_page(error.description or "That request did not work.", status)
+
+    @app.errorhandler(500)
+    def server_error(error: Exception) -> Response | tuple[str, int]:
+        if request.path.startswith("/api/"):
+            body = {"code": "server_error", "message": "The server failed to do that."}
+            return jsonify({"error": body}), 500  # type: ignore[return-value]
+        return error_page("Something went wrong on our side. Please try again.", 500)

@@ -1,0 +1,218 @@
+"""``GameService``: every action on a game, checked, stored, then broadcast.
+
+Each action validates its input, raises ``GameError`` (changing nothing) when
+it is refused, commits the change to the store, and only then tells the
+game's room. One lock serialises actions and engine results, so the moves
+of a game change one step at a time.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from webapp import protocol
+from webapp.engine.game import IllegalMoveError
+from webapp.games import GAMES, UnknownGameError, new_game
+from webapp.services.errors import GameError
+from webapp.services.searches import Emit, Searches
+from webapp.services.seats import holds_seat, new_game_id, new_token, token_hash
+from webapp.services.state import engine_to_move, game_state, result_of, to_move
+from webapp.settings import MID_GAME_KEYS, SettingsError, engine_side, merge_settings
+from webapp.store import GameRecord, GameStore, now
+from webapp.workers import SearchPool
+
+#: Longest game id looked up (ids are 16 characters; anything longer is no game).
+MAX_ID_LENGTH = 64
+#: Longest move string a new game may start from (a full Connect Four board).
+MAX_MOVES_LENGTH = 42
+
+
+class GameService:
+    """Games in ``store``, engine searches in ``pool``, news sent with ``emit``."""
+
+    def __init__(
+        self, store: GameStore, pool: SearchPool, emit: Emit, seed: int | None = None
+    ) -> None:
+        self.store = store
+        self.lock = threading.RLock()
+        self.searches = Searches(store, pool, emit, self.lock, seed)
+        self.emit = emit
+        self._closed = False
+
+    # -- reading --------------------------------------------------------------------
+    def get(self, game_id: object) -> GameRecord:
+        """The game with that id; GameError UNKNOWN_GAME (or BAD_REQUEST) if there is none."""
+        if not isinstance(game_id, str) or not game_id:
+            raise GameError(protocol.BAD_REQUEST, "game_id must be a non-empty string.")
+        record = self.store.get(game_id) if len(game_id) <= MAX_ID_LENGTH else None
+        if record is None:
+            raise GameError(protocol.UNKNOWN_GAME, "There is no game with that id.")
+        return record
+
+    def state(self, game_id: object, token: str | None = None) -> dict[str, Any]:
+        """The game's state for one viewer: ``seat`` is "player" or "spectator"."""
+        record = self.get(game_id)
+        with self.lock:
+            state = game_state(record, self.searches.thinking(record.id))
+        state["seat"] = "player" if holds_seat(token, record.seat_hash) else "spectator"
+        return state
+
+    # -- creating ---------------------------------------------------------------------
+    def create(
+        self, game: object, settings: object = None, moves: object = ""
+    ) -> tuple[GameRecord, str]:
+        """A new game and the seat token of its human player."""
+        if not isinstance(game, str) or game not in GAMES:
+            known = ", ".join(sorted(GAMES))
+            raise GameError(protocol.UNKNOWN_GAME, f"Unknown game {game!r} (known: {known}).", 400)
+        if moves is None:
+            moves = ""
+        if not isinstance(moves, str) or len(moves) > MAX_MOVES_LENGTH:
+            raise GameError(protocol.ILLEGAL_MOVE, "moves must be a string of move digits.")
+        try:
+            position = new_game(game, moves)
+            chosen = merge_settings({} if settings is None else settings)
+        except (UnknownGameError, IllegalMoveError) as err:
+            raise GameError(protocol.ILLEGAL_MOVE, f"Bad starting position: {err}") from None
+        except SettingsError as err:
+            raise GameError(protocol.BAD_SETTINGS, str(err)) from None
+        token = new_token()
+        status, winner = result_of(position)
+        record = GameRecord(new_game_id(), game, moves, chosen, token_hash(token), status, winner)
+        with self.lock:
+            if engine_to_move(record) and not self.searches.has_room():
+                raise self._busy()
+            self.store.create(record)
+            self.searches.try_start_engine(record)
+        return record, token
+
+    def another(self, game_id: object, token: str | None, swap: bool) -> tuple[GameRecord, str]:
+        """New game (same settings) or rematch (``swap``: colours swapped) of a player's game."""
+        with self.lock:
+            old = self._seated(game_id, token)
+            settings = dict(old.settings)
+            if swap:
+                settings["engine_plays"] = (
+                    "second" if settings["engine_plays"] == "first" else "first"
+                )
+            self.searches.stop_engine(old.id)  # its player has moved on
+        return self.create(old.game, settings)
+
+    # -- playing ------------------------------------------------------------------------
+    def move(self, game_id: object, move: object, token: str | None) -> GameRecord:
+        """The human player's move; the engine starts thinking if it is then to move."""
+        if not isinstance(move, str) or len(move) != 1:
+            raise GameError(protocol.BAD_REQUEST, 'move must be one character, like "4".')
+        with self.lock:
+            record = self._seated(game_id, token)
+            self._check_playing(record)
+            if to_move(record) != 1 - engine_side(record.settings):
+                raise GameError(protocol.NOT_YOUR_TURN, "It is the engine's turn.")
+            if self.searches.thinking(record.id):
+                raise GameError(protocol.NOT_YOUR_TURN, "The engine is thinking.")
+            position = new_game(record.game, record.moves)
+            try:
+                position.play(position.parse_move(move))  # type: ignore[attr-defined]
+            except IllegalMoveError as err:
+                raise GameError(protocol.ILLEGAL_MOVE, str(err)) from None
+            status, winner = result_of(position)
+            if status == "playing" and not self.searches.has_room():
+                raise self._busy()
+            record.moves += move
+            self._save(record, status, winner)
+            self.searches.try_start_engine(record)
+            self.searches.publish(record)
+            return record
+
+    def undo(self, game_id: object, token: str | None) -> GameRecord:
+        """Take back the human's last move and the engine's reply to it (if made)."""
+        with self.lock:
+            record = self._seated(game_id, token)
+            human = 1 - engine_side(record.settings)
+            keep = max((i for i in range(len(record.moves)) if i % 2 == human), default=None)
+            if keep is None:
+                raise GameError(protocol.NOTHING_TO_UNDO, "You have no move to take back.")
+            self.searches.stop_engine(record.id)
+            record.moves = record.moves[:keep]
+            record.last_engine_move = None
+            self._save(record, *result_of(new_game(record.game, record.moves)))
+            self.searches.try_start_engine(record)
+            self.searches.publish(record)
+            return record
+
+    def change_settings(self, game_id: object, changes: object, token: str | None) -> GameRecord:
+        """New engine settings, from the engine's next move (a search under way restarts)."""
+        with self.lock:
+            record = self._seated(game_id, token)
+            try:
+                settings = merge_settings(changes, record.settings, creating=False)
+            except SettingsError as err:
+                raise GameError(protocol.BAD_SETTINGS, str(err)) from None
+            search_changed = any(
+                settings[key] != record.settings[key] for key in MID_GAME_KEYS - {"show_analysis"}
+            )
+            record.settings = settings
+            self._save(record, record.status, record.winner)
+            if search_changed and self.searches.thinking(record.id):
+                self.searches.stop_engine(record.id)  # the search under way is moot
+            self.searches.try_start_engine(record)
+            self.searches.publish(record)
+            return record
+
+    def analyse(self, game_id: object, algorithm: object, sid: str) -> None:
+        """Analyse the position with ``algorithm`` for one client (players and spectators)."""
+        if not isinstance(algorithm, str) or algorithm not in protocol.ALGORITHMS:
+            raise GameError(
+                protocol.BAD_REQUEST, f"algorithm must be one of {', '.join(protocol.ALGORITHMS)}."
+            )
+        with self.lock:
+            self.searches.analyse(self.get(game_id), algorithm, sid)
+
+    # -- life cycle ------------------------------------------------------------------------
+    def wake(self, game_id: str) -> None:
+        """Start the engine if it is to move and idle (a game left waiting, e.g. by a restart)."""
+        with self.lock:
+            record = self.store.get(game_id)
+            if record is not None and self.searches.try_start_engine(record):
+                self.searches.publish(record)
+
+    def resume(self, limit: int) -> None:
+        """After a restart: let the engine move in games it was thinking in (the newest first)."""
+        with self.lock:
+            for record in self.store.playing(limit * 4):
+                if engine_to_move(record) and not self.searches.try_start_engine(record):
+                    break  # the queue is full: the rest resume when someone opens them
+
+    def forget_client(self, sid: str) -> None:
+        self.searches.forget_client(sid)
+
+    def close(self) -> None:
+        """Stop the searches, then the store. Idempotent."""
+        self.searches.pool.close()
+        with self.lock:
+            if not self._closed:
+                self._closed = True
+                self.store.close()
+
+    # -- helpers -------------------------------------------------------------------------
+    def _seated(self, game_id: object, token: str | None) -> GameRecord:
+        record = self.get(game_id)
+        if not holds_seat(token, record.seat_hash):
+            raise GameError(protocol.SPECTATOR, "You are watching this game: only its player can.")
+        return record
+
+    @staticmethod
+    def _check_playing(record: GameRecord) -> None:
+        if record.status != "playing":
+            raise GameError(protocol.GAME_OVER, "The game is over.")
+
+    def _save(self, record: GameRecord, status: str, winner: int | None) -> None:
+        record.status, record.winner, record.updated_at = status, winner, now()
+        self.store.save(record)
+
+    @staticmethod
+    def _busy() -> GameError:
+        return GameError(
+            protocol.BUSY, "The server is busy: every engine is taken. Try again soon."
+        )

@@ -1,0 +1,56 @@
+"""A stored game as the protocol's state dict (the ``state`` event and GET /api/games/<id>)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from webapp.engine.game import Game
+from webapp.games import new_game
+from webapp.settings import engine_side
+from webapp.store import GameRecord
+
+
+def game_url(game_id: str) -> str:
+    """The game page's path (the page route is ``/g/<id>``)."""
+    return f"/g/{game_id}"
+
+
+def result_of(position: Game) -> tuple[str, int | None]:
+    """``(status, winner)`` of a position: "playing", "won" (with the winner) or "drawn"."""
+    if not position.is_terminal():
+        return "playing", None
+    winner: int | None = position.winner()  # type: ignore[attr-defined]
+    return ("drawn", None) if winner is None else ("won", winner)
+
+
+def to_move(record: GameRecord) -> int:
+    """The side to move in a stored game (0 = the first player)."""
+    return len(record.moves) % 2
+
+
+def engine_to_move(record: GameRecord) -> bool:
+    """True when the game is on and waits for the engine."""
+    return record.status == "playing" and to_move(record) == engine_side(record.settings)
+
+
+def game_state(record: GameRecord, thinking: bool) -> dict[str, Any]:
+    """The whole state of a game, as every viewer gets it (the per-viewer ``seat`` aside)."""
+    engine = engine_side(record.settings)
+    position = new_game(record.game, record.moves)
+    return {
+        "id": record.id,
+        "game": record.game,
+        "moves": record.moves,
+        "status": record.status,
+        "winner": record.winner,
+        "to_move": position.to_move,  # type: ignore[attr-defined]
+        "settings": dict(record.settings),
+        "human_side": 1 - engine,
+        "engine_side": engine,
+        "engine_thinking": thinking,
+        "last_engine_move": record.last_engine_move,
+        "move_count": len(record.moves),
+        "created_at": record.created_at,
+        "updated_at": record.updated_at,
+        "url": game_url(record.id),
+    }

@@ -1,0 +1,132 @@
+"""Socket.IO handlers, one per client event (names from ``webapp.protocol``).
+
+Every handler checks its payload, acts through the game service and answers a
+refusal with an ``error`` event to the sender only (also returned as the
+acknowledgement); the game is left unchanged. The seat token comes from the
+cookie sent with the Socket.IO handshake.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from flask import request
+from flask_socketio import emit, join_room
+
+from webapp import protocol
+from webapp.api import seat_token, service
+from webapp.app import socketio
+from webapp.services import GameError
+from webapp.services.state import game_url
+
+log = logging.getLogger(__name__)
+
+Payload = dict[str, Any]
+Handler = Callable[[Payload], Any]
+
+
+def handles(event: str) -> Callable[[Handler], Handler]:
+    """Register a handler for ``event`` that gets a checked dict payload."""
+
+    def decorate(handler: Handler) -> Handler:
+        @functools.wraps(handler)
+        def checked(*args: Any) -> Any:
+            try:
+                if len(args) != 1 or not isinstance(args[0], dict):
+                    raise GameError(protocol.BAD_REQUEST, f"{event} expects one JSON object.")
+                if "game_id" not in args[0]:
+                    raise GameError(protocol.BAD_REQUEST, f"{event} needs a game_id.")
+                return handler(args[0])
+            except GameError as error:
+                emit(protocol.ERROR, error.payload())
+                return error.payload()
+
+        socketio.on_event(event, checked)
+        return checked
+
+    return decorate
+
+
+def sid() -> str:
+    client: str = request.sid  # type: ignore[attr-defined]
+    return client
+
+
+@handles(protocol.JOIN)
+def on_join(payload: Payload) -> Payload:
+    """Enter the game's room; answer with its state (and the sender's seat)."""
+    game_id = payload["game_id"]
+    state = service().state(game_id, seat_token(game_id))
+    join_room(game_id)
+    emit(protocol.STATE, state)
+    service().wake(game_id)  # a game left waiting for the engine (e.g. by a restart)
+    return state
+
+
+@handles(protocol.MOVE)
+def on_move(payload: Payload) -> Payload:
+    game_id = payload["game_id"]
+    service().move(game_id, payload.get("move"), seat_token(game_id))
+    return {"ok": True}
+
+
+@handles(protocol.UNDO)
+def on_undo(payload: Payload) -> Payload:
+    game_id = payload["game_id"]
+    service().undo(game_id, seat_token(game_id))
+    return {"ok": True}
+
+
+@handles(protocol.SETTINGS)
+def on_settings(payload: Payload) -> Payload:
+    game_id = payload["game_id"]
+    if "settings" not in payload:
+        raise GameError(protocol.BAD_REQUEST, "settings needs a settings object.")
+    service().change_settings(game_id, payload["settings"], seat_token(game_id))
+    return {"ok": True}
+
+
+def _another(payload: Payload, swap: bool) -> Payload:
+    """A new game for the sender; its seat token comes in the answer (claim it over HTTP)."""
+    game_id = payload["game_id"]
+    record, token = service().another(game_id, seat_token(game_id), swap)
+    created = {
+        "game_id": game_id,
+        "id": record.id,
+        "url": game_url(record.id),
+        "seat_token": token,
+        "claim_url": f"/api/games/{record.id}/claim",
+    }
+    emit(protocol.GAME_CREATED, created)
+    return created
+
+
+@handles(protocol.NEW_GAME)
+def on_new_game(payload: Payload) -> Payload:
+    return _another(payload, swap=False)
+
+
+@handles(protocol.REMATCH)
+def on_rematch(payload: Payload) -> Payload:
+    return _another(payload, swap=True)
+
+
+@handles(protocol.ANALYSE)
+def on_analyse(payload: Payload) -> Payload:
+    """Analyse the position with an algorithm; the ``analysis`` event goes to the sender."""
+    service().analyse(payload["game_id"], payload.get("algorithm"), sid())
+    return {"ok": True}
+
+
+@socketio.on("disconnect")
+def on_disconnect(*_: Any) -> None:
+    service().forget_client(sid())
+
+
+@socketio.on_error_default
+def on_error(error: Exception) -> None:
+    log.exception("Socket.IO handler failed: %s", error)
+    emit(protocol.ERROR, {"code": protocol.BAD_REQUEST, "message": "The server could not do that."})
