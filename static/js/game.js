@@ -49,9 +49,11 @@ const socket = connectGame(EV, gameId, {
   [EV.state]: (state) => update(() => applyState(state)),
   [EV.thinking]: (row) =>
     update(() => {
+      // A new search: shallower than the last row, or of another position.
       const last = model.depthRows[model.depthRows.length - 1];
-      if (last && row.depth <= last.depth) model.depthRows = [];
-      if (model.searchFrom === null) model.searchFrom = model.state.moves;
+      const from = typeof row.moves === "string" ? row.moves : (model.searchFrom ?? model.state.moves);
+      if ((last && row.depth <= last.depth) || from !== model.searchFrom) model.depthRows = [];
+      model.searchFrom = from;
       model.depthRows.push(row);
       model.queued = null;
     }),
