@@ -7,6 +7,9 @@ import { createTicTacToeBoard } from "./board-tictactoe.js";
 import { describeScore } from "./format.js";
 import { gameInfo, lineCells, replay } from "./rules.js";
 
+/** The expected line drawn on the board stops here (the text shows all of it). */
+const MAX_GHOSTS = 12;
+
 /** Mount the board component for `game` in `host`. */
 export function createBoard(host, game, onPlay) {
   const info = gameInfo(game);
@@ -40,7 +43,8 @@ export function boardView({ game, moves, interactive, review, overlay }) {
   if (overlay && overlay.result) {
     view.scores = moveScores(position.info, overlay.from, overlay.result);
     if (overlay.showLine && overlay.result.pv) {
-      view.ghosts = lineCells(game, overlay.from, overlay.result.pv).map((g) => ({
+      const line = overlay.result.pv.slice(0, MAX_GHOSTS);
+      view.ghosts = lineCells(game, overlay.from, line).map((g) => ({
         ...g,
         occupied: position.cells[g.cell] !== null,
       }));

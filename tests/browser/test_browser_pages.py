@@ -75,3 +75,17 @@ def test_a_lost_link_gets_a_friendly_page(page: Page) -> None:
     expect(link).to_be_visible()
     link.click()
     expect(page.get_by_role("heading", level=1)).to_have_text("Lookahead")
+
+
+def test_connect4_analysis_screenshot(page: Page, screenshots: Path) -> None:
+    """A game in progress with the engine's analysis and its line on the board."""
+    ui = GamePage(page)
+    # One winning move (column 6, a win in 14), every other one a draw.
+    ui.open_new("game=connect4&moves=43443345&level=perfect&engine_plays=first")
+    ui.wait_for_moves(9)
+    ui.wait_for_my_turn()
+    expect(page.locator("#result-headline")).to_contain_text("win in 14")
+    page.locator("#pv-toggle").click()
+    expect(ui.board.locator(".ghost").first).to_be_visible()
+    page.mouse.move(0, 0)
+    page.screenshot(path=screenshots / "game-connect4-analysis.png", animations="disabled")

@@ -96,3 +96,27 @@ def test_minimax_searches_more_nodes_than_alphabeta_on_the_same_position(page: P
     ui.wait_for_my_turn()
     expect(ui.stat("algorithm")).to_have_text("Minimax", timeout=ENGINE_TIMEOUT_MS)
     assert ui.engine_nodes() > alphabeta_nodes
+
+
+def test_exact_scores_read_as_words_from_the_movers_side(page: Page) -> None:
+    # Red (the engine) to move with 4 stones played: columns 2 and 6 win at
+    # once, 4 wins with its next move but one, the rest let Yellow win.
+    ui = GamePage(page)
+    ui.open_new("game=connect4&moves=44345534&level=perfect&engine_plays=first")
+    expect(page.locator("#turn")).to_have_text("The engine won", timeout=ENGINE_TIMEOUT_MS)
+    expect(ui.candidates).to_have_count(7)
+    words = {
+        item.get_attribute("data-move"): item.locator(".score-badge").inner_text()
+        for item in ui.candidates.all()
+    }
+    assert words == {
+        "1": "loss in 1",
+        "2": "win in 1",
+        "3": "loss in 1",
+        "4": "win in 2",
+        "5": "loss in 1",
+        "6": "win in 1",
+        "7": "loss in 1",
+    }
+    expect(ui.board.locator(".c4-slot.is-win")).to_have_count(4)
+    expect(page.locator("#announcer")).to_contain_text("Game over")
