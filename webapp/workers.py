@@ -113,6 +113,7 @@ class SearchPool:
         self._processes: list[SpawnProcess] = []
         self._relay_done = threading.Event()
         self._restarts = 0
+        self._ready_count = 0
         self._closed = False
 
     # -- life cycle ---------------------------------------------------------------
@@ -172,16 +173,24 @@ class SearchPool:
     def has_room(self) -> bool:
         """True when a new job would start or wait rather than be refused."""
         with self._lock:
-            return not self._closed and (
-                len(self._waiting) < self.queue_limit or len(self._running) < self.size
-            )
+            return not self._closed and (bool(self._idle) or len(self._waiting) < self.queue_limit)
+
+    def wait_ready(self, timeout: float) -> bool:
+        """Wait until every worker has started (and warmed up); False on timeout."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self._lock:
+                if self._ready_count >= self.size:
+                    return True
+            time.sleep(0.02)
+        return False
 
     def submit(self, job: SearchJob) -> int:
         """Queue ``job`` and return its id; raise PoolBusy if the queue is full."""
         with self._lock:
             if self._closed:
                 raise PoolBusy("the search pool is shut down")
-            if len(self._waiting) >= self.queue_limit:
+            if not self._idle and len(self._waiting) >= self.queue_limit:
                 raise PoolBusy("every search worker is busy and the queue is full")
             job.id = next(self._ids)
             self._jobs[job.id] = job
@@ -252,6 +261,8 @@ class SearchPool:
         moved: list[SearchJob] = []
         finished: SearchJob | None = None
         with self._lock:
+            if kind == "ready":
+                self._ready_count += 1
             if kind in ("done", "failed"):
                 job = self._running.pop(index, None)
                 if job is not None and job.id == message[2] and not job.cancelled:

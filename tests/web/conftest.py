@@ -1,0 +1,59 @@
+"""Fixtures for the web server's tests: an app on a temporary database and its clients.
+
+Each app runs one search worker (no warm-up: tests start many apps) and is
+closed after its test, so no worker process outlives it. Helpers live in
+``tests/web/helpers.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from flask_socketio import SocketIOTestClient
+
+from tests.web.helpers import Listener, make_app
+from webapp.app import close_app, socketio
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Iterator[Flask]:
+    made = make_app(tmp_path / "games.db")
+    yield made
+    close_app(made)
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+@pytest.fixture
+def connect(app: Flask) -> Iterator[Callable[[FlaskClient], Listener]]:
+    """connect(flask_client): a Socket.IO client carrying that HTTP client's cookies."""
+    made: list[SocketIOTestClient] = []
+
+    def make(http: FlaskClient) -> Listener:
+        sio = socketio.test_client(app, flask_test_client=http)
+        made.append(sio)
+        return Listener(sio)
+
+    yield make
+    for sio in made:
+        if sio.is_connected():
+            sio.disconnect()
+
+
+@pytest.fixture
+def player(client: FlaskClient, connect: Callable[[FlaskClient], Listener]) -> Listener:
+    """A connected Socket.IO client with the cookies of ``client`` (the player's browser)."""
+    return connect(client)
+
+
+@pytest.fixture
+def spectator(app: Flask, connect: Callable[[FlaskClient], Listener]) -> Listener:
+    """A connected Socket.IO client from another browser (no seat cookies)."""
+    return connect(app.test_client())

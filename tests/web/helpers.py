@@ -1,0 +1,100 @@
+"""Helpers for the web server's tests: a recording Socket.IO client, polling waits, shortcuts."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from flask import Flask
+from flask.testing import FlaskClient
+from flask_socketio import SocketIOTestClient
+
+from webapp import protocol
+from webapp.app import create_app, service_of
+
+#: Seconds to wait for the engine or a worker on a loaded machine (never asserted on).
+WAIT = 60.0
+
+
+def make_app(database: Path, **config: Any) -> Flask:
+    """An app on ``database`` with one search worker, no warm-up, repeatable tie-breaks."""
+    settings = {
+        "TESTING": True,
+        "DATABASE": str(database),
+        "SEARCH_WORKERS": 1,
+        "SEARCH_WARMUP": False,
+        "SEARCH_SEED": 0,
+    }
+    return create_app(settings | config)
+
+
+class Listener:
+    """A Socket.IO test client that keeps every event it received, in order."""
+
+    def __init__(self, client: SocketIOTestClient) -> None:
+        self.client = client
+        self.events: list[tuple[str, Any]] = []
+
+    def emit(self, event: str, payload: Any = None, *more: Any) -> Any:
+        args = () if payload is None and not more else (payload, *more)
+        return self.client.emit(event, *args, callback=True)
+
+    def poll(self) -> list[tuple[str, Any]]:
+        for packet in self.client.get_received():
+            args = packet["args"]
+            self.events.append((packet["name"], args[0] if len(args) == 1 else args))
+        return self.events
+
+    def named(self, name: str) -> list[Any]:
+        return [payload for event, payload in self.poll() if event == name]
+
+    def wait_for(
+        self, name: str, check: Callable[[Any], bool] = lambda _: True, timeout: float = WAIT
+    ) -> Any:
+        """The first received ``name`` payload that passes ``check`` (waits for it)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            for payload in self.named(name):
+                if check(payload):
+                    return payload
+            if time.monotonic() > deadline:
+                seen = [event for event, _ in self.events]
+                raise AssertionError(f"no {name!r} event in {timeout} s; received {seen}")
+            time.sleep(0.02)
+
+    def clear(self) -> None:
+        self.poll()
+        self.events.clear()
+
+
+def create(client: FlaskClient, game: str = "tictactoe", **body: Any) -> dict[str, Any]:
+    """Create a game through the API (the client gets its seat); its state."""
+    response = client.post("/api/games", json={"game": game, **body})
+    assert response.status_code == 201, response.get_json()
+    state: dict[str, Any] = response.get_json()
+    return state
+
+
+def stored(app: Flask, game_id: str) -> dict[str, Any]:
+    """What the store holds for a game (to check that a refused action changed nothing)."""
+    record = service_of(app).store.get(game_id)
+    assert record is not None
+    return dict(vars(record))
+
+
+def wait_until(check: Callable[[], bool], timeout: float = WAIT) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"condition not met in {timeout} s")
+        time.sleep(0.02)
+
+
+def error_code(listener: Listener) -> str:
+    """The code of the last error event the listener received."""
+    errors = listener.named(protocol.ERROR)
+    assert errors, f"no error event; received {[e for e, _ in listener.events]}"
+    code: str = errors[-1]["code"]
+    return code

@@ -1,0 +1,147 @@
+"""The JSON API (webapp/api.py): create a game, read it, start the next one, claim a seat."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from tests.web.helpers import create, stored
+from webapp import protocol
+from webapp.app import service_of
+from webapp.services.seats import cookie_name
+
+STATE_KEYS = {
+    "id", "game", "moves", "status", "winner", "to_move", "settings", "human_side",
+    "engine_side", "engine_thinking", "last_engine_move", "move_count", "created_at",
+    "updated_at", "url", "seat",
+}  # fmt: skip
+
+
+def count_games(app: Flask) -> int:
+    return len(service_of(app).store.playing(1000))
+
+
+def test_create_returns_the_state_and_the_seat_cookie(client: FlaskClient) -> None:
+    response = client.post("/api/games", json={"game": "connect4", "settings": {"level": "easy"}})
+    assert response.status_code == 201
+    state = response.get_json()
+    assert set(state) == STATE_KEYS
+    assert state["url"] == f"/g/{state['id']}" == response.headers["Location"]
+    assert (state["game"], state["moves"], state["status"], state["seat"]) == (
+        "connect4", "", "playing", "player",
+    )  # fmt: skip
+    assert state["settings"]["level"] == "easy"
+    assert (state["human_side"], state["engine_side"], state["to_move"]) == (0, 1, 0)
+    cookie = response.headers["Set-Cookie"]
+    assert cookie.startswith(cookie_name(state["id"]) + "=")
+    assert "HttpOnly" in cookie and "SameSite=Lax" in cookie and "Path=/" in cookie
+
+
+def test_game_ids_and_seats_are_unguessable(client: FlaskClient, app: Flask) -> None:
+    first, second = create(client), create(client)
+    assert first["id"] != second["id"] and len(first["id"]) >= 16
+    token = client.get_cookie(cookie_name(first["id"]))
+    assert token is not None and len(token.value) >= 32
+    assert token.value not in stored(app, first["id"])["seat_hash"]  # stored hashed
+
+
+def test_a_game_can_start_from_a_position(client: FlaskClient) -> None:
+    state = create(client, "connect4", moves="4453")
+    assert (state["moves"], state["move_count"], state["to_move"]) == ("4453", 4, 0)
+
+
+def test_a_finished_position_is_a_finished_game(client: FlaskClient) -> None:
+    state = create(client, "tictactoe", moves="14253")
+    assert (state["status"], state["winner"]) == ("won", 0)
+
+
+def test_get_shows_the_seat_to_its_owner_only(client: FlaskClient, app: Flask) -> None:
+    state = create(client)
+    mine = client.get(f"/api/games/{state['id']}").get_json()
+    theirs = app.test_client().get(f"/api/games/{state['id']}").get_json()
+    assert mine["seat"] == "player" and theirs["seat"] == "spectator"
+    assert {**mine, "seat": None} == {**theirs, "seat": None}
+
+
+def test_an_unknown_game_is_a_json_404(client: FlaskClient) -> None:
+    response = client.get("/api/games/no-such-game")
+    assert response.status_code == 404
+    assert response.get_json()["error"]["code"] == protocol.UNKNOWN_GAME
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        ("not json", protocol.BAD_REQUEST),
+        ([1, 2], protocol.BAD_REQUEST),
+        ({"game": "chess"}, protocol.UNKNOWN_GAME),
+        ({"game": 4}, protocol.UNKNOWN_GAME),
+        ({}, protocol.UNKNOWN_GAME),
+        ({"game": "tictactoe", "moves": "55"}, protocol.ILLEGAL_MOVE),
+        ({"game": "tictactoe", "moves": "0"}, protocol.ILLEGAL_MOVE),
+        ({"game": "tictactoe", "moves": 12}, protocol.ILLEGAL_MOVE),
+        ({"game": "connect4", "moves": "4" * 43}, protocol.ILLEGAL_MOVE),
+        ({"game": "tictactoe", "settings": {"level": "godlike"}}, protocol.BAD_SETTINGS),
+        ({"game": "tictactoe", "settings": {"level": "x", "depth": 9}}, protocol.BAD_SETTINGS),
+        ({"game": "tictactoe", "settings": {"time": 100}}, protocol.BAD_SETTINGS),
+        ({"game": "tictactoe", "settings": "easy"}, protocol.BAD_SETTINGS),
+        ({"game": "tictactoe", "colour": "red"}, protocol.BAD_REQUEST),
+    ],
+)
+def test_bad_creations_are_refused_and_create_nothing(
+    client: FlaskClient, app: Flask, body: Any, code: str
+) -> None:
+    if isinstance(body, str):
+        response = client.post("/api/games", data=body, content_type="application/json")
+    else:
+        response = client.post("/api/games", json=body)
+    assert 400 <= response.status_code < 500
+    error = response.get_json()["error"]
+    assert error["code"] == code and error["message"]
+    assert "Set-Cookie" not in response.headers
+    assert count_games(app) == 0
+
+
+@pytest.mark.parametrize(("action", "engine_plays"), [("new", "first"), ("rematch", "second")])
+def test_the_player_starts_the_next_game(
+    client: FlaskClient, action: str, engine_plays: str
+) -> None:
+    old = create(client, settings={"level": "easy", "engine_plays": "first"})
+    response = client.post(f"/api/games/{old['id']}/{action}")
+    assert response.status_code == 201
+    new = response.get_json()
+    assert new["id"] != old["id"] and new["url"] == f"/g/{new['id']}"
+    assert new["seat"] == "player" and new["moves"] in ("", *"123456789")
+    assert new["settings"]["engine_plays"] == engine_plays
+    assert new["settings"]["level"] == "easy"
+    assert client.get_cookie(cookie_name(new["id"])) is not None
+
+
+def test_a_spectator_cannot_start_the_next_game(client: FlaskClient, app: Flask) -> None:
+    game = create(client)
+    response = app.test_client().post(f"/api/games/{game['id']}/rematch")
+    assert response.status_code == 403
+    assert response.get_json()["error"]["code"] == protocol.SPECTATOR
+    assert count_games(app) == 1
+
+
+def test_a_seat_token_can_be_claimed_as_a_cookie(client: FlaskClient, app: Flask) -> None:
+    game = create(client)
+    token = client.get_cookie(cookie_name(game["id"]))
+    assert token is not None
+    other = app.test_client()
+    refused = other.post(f"/api/games/{game['id']}/claim", json={"token": "guess"})
+    assert refused.status_code == 403
+    claimed = other.post(f"/api/games/{game['id']}/claim", json={"token": token.value})
+    assert claimed.status_code == 200 and claimed.get_json()["seat"] == "player"
+    assert other.get(f"/api/games/{game['id']}").get_json()["seat"] == "player"
+
+
+def test_unknown_api_paths_answer_json(client: FlaskClient) -> None:
+    response = client.get("/api/nothing-here")
+    assert response.status_code == 404
+    assert response.get_json()["error"]["code"] == protocol.UNKNOWN_GAME
+    assert client.get("/api/games").status_code == 405

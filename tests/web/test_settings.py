@@ -1,0 +1,83 @@
+"""Settings validation and the limits the server searches with (webapp/settings.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from webapp.protocol import DEFAULT_SETTINGS, MAX_DEPTH, MAX_TIME, MIN_TIME, MINIMAX_MAX_DEPTH
+from webapp.settings import SettingsError, engine_side, merge_settings, search_limits
+
+
+def test_defaults_are_valid() -> None:
+    assert merge_settings({}) == DEFAULT_SETTINGS
+
+
+def test_partial_settings_merge_into_the_base() -> None:
+    base = merge_settings({"level": "easy", "engine_plays": "first"})
+    changed = merge_settings({"algorithm": "minimax"}, base, creating=False)
+    assert changed["algorithm"] == "minimax"
+    assert changed["level"] == "easy"
+    assert engine_side(changed) == 0
+
+
+def test_custom_limits_are_kept_and_cleared_with_another_level() -> None:
+    custom = merge_settings({"level": "custom", "depth": 5, "time": 1.5})
+    assert (custom["depth"], custom["time"]) == (5, 1.5)
+    easy = merge_settings({"level": "easy"}, custom, creating=False)
+    assert (easy["depth"], easy["time"]) == (None, None)
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        None,
+        [],
+        "easy",
+        {"algorithm": "negamax"},
+        {"algorithm": 1},
+        {"level": "grandmaster"},
+        {"level": ["easy"]},
+        {"engine_plays": "both"},
+        {"show_analysis": "yes"},
+        {"level": "custom"},  # needs a depth or a time
+        {"level": "custom", "depth": 0},
+        {"level": "custom", "depth": MAX_DEPTH + 1},
+        {"level": "custom", "depth": 2.5},
+        {"level": "custom", "depth": True},
+        {"level": "custom", "time": MIN_TIME / 2},
+        {"level": "custom", "time": MAX_TIME + 1},
+        {"level": "custom", "time": "1"},
+        {"colour": "red"},
+    ],
+)
+def test_bad_settings_are_refused(changes: Any) -> None:
+    with pytest.raises(SettingsError):
+        merge_settings(changes)
+
+
+def test_who_moves_first_is_fixed_once_the_game_has_started() -> None:
+    base = merge_settings({"engine_plays": "second"})
+    with pytest.raises(SettingsError, match="engine_plays"):
+        merge_settings({"engine_plays": "first"}, base, creating=False)
+    assert merge_settings({"engine_plays": "second"}, base, creating=False) == base
+
+
+def test_perfect_searches_without_a_depth_but_under_the_time_cap() -> None:
+    limits = search_limits(merge_settings({"level": "perfect"}), "connect4")
+    assert limits.depth is None
+    assert limits.time == MAX_TIME
+
+
+def test_a_level_gives_its_depth_and_time() -> None:
+    limits = search_limits(merge_settings({"level": "hard"}), "tictactoe")
+    assert (limits.depth, limits.time) == (8, 2.0)
+
+
+def test_minimax_depth_is_capped_per_game() -> None:
+    settings = merge_settings({"level": "custom", "depth": MAX_DEPTH})
+    assert search_limits(settings, "connect4", "minimax").depth == MINIMAX_MAX_DEPTH["connect4"]
+    assert search_limits(settings, "connect4", "alphabeta").depth == MAX_DEPTH
+    perfect = merge_settings({"level": "perfect", "algorithm": "minimax"})
+    assert search_limits(perfect, "tictactoe").depth == MINIMAX_MAX_DEPTH["tictactoe"]
