@@ -63,6 +63,9 @@ def on_join(payload: Payload) -> Payload:
     join_room(game_id)
     emit(protocol.STATE, state)
     service().wake(game_id)  # a game left waiting for the engine (e.g. by a restart)
+    queued = service().searches.queued(game_id)
+    if queued is not None:
+        emit(protocol.QUEUED, queued)
     return state
 
 

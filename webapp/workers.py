@@ -202,6 +202,14 @@ class SearchPool:
             self.on_queued(job, position)
         return job.id
 
+    def position(self, job_id: int) -> int | None:
+        """A waiting job's place in the queue (1 = next), or None if it is not waiting."""
+        with self._lock:
+            for place, job in enumerate(self._waiting, start=1):
+                if job.id == job_id:
+                    return place
+        return None
+
     def cancel(self, job_id: int) -> None:
         """Forget a job: drop it from the queue or stop its search. Unknown ids are ignored."""
         moved: list[SearchJob] = []

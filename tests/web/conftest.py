@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from flask_socketio import SocketIOTestClient
 
-from tests.web.helpers import Listener, make_app
+from tests.web.helpers import Listener, create, make_app
+from webapp import protocol
 from webapp.app import close_app, socketio
 
 
@@ -48,12 +50,29 @@ def connect(app: Flask) -> Iterator[Callable[[FlaskClient], Listener]]:
 
 
 @pytest.fixture
-def player(client: FlaskClient, connect: Callable[[FlaskClient], Listener]) -> Listener:
-    """A connected Socket.IO client with the cookies of ``client`` (the player's browser)."""
-    return connect(client)
+def start(
+    client: FlaskClient, connect: Callable[[FlaskClient], Listener]
+) -> Callable[..., tuple[dict[str, Any], Listener]]:
+    """start(game, **body): create a game as ``client`` and join it over Socket.IO as its player."""
+
+    def make(game: str = "tictactoe", **body: Any) -> tuple[dict[str, Any], Listener]:
+        state = create(client, game, **body)
+        player = connect(client)
+        joined = player.emit(protocol.JOIN, {"game_id": state["id"]})
+        assert joined["seat"] == "player"
+        return state, player
+
+    return make
 
 
 @pytest.fixture
-def spectator(app: Flask, connect: Callable[[FlaskClient], Listener]) -> Listener:
-    """A connected Socket.IO client from another browser (no seat cookies)."""
-    return connect(app.test_client())
+def watch(app: Flask, connect: Callable[[FlaskClient], Listener]) -> Callable[[str], Listener]:
+    """watch(game_id): another browser (no seat) joined to the game."""
+
+    def make(game_id: str) -> Listener:
+        spectator = connect(app.test_client())
+        joined = spectator.emit(protocol.JOIN, {"game_id": game_id})
+        assert joined["seat"] == "spectator"
+        return spectator
+
+    return make

@@ -58,6 +58,13 @@ class Searches:
     def thinking(self, game_id: str) -> bool:
         return game_id in self._engine
 
+    def queued(self, game_id: str) -> dict[str, Any] | None:
+        """The ``queued`` payload of the game's engine search if it waits for a worker."""
+        with self.lock:
+            job_id = self._engine.get(game_id)
+        place = None if job_id is None else self.pool.position(job_id)
+        return None if place is None else {"game_id": game_id, "position": place, "kind": ENGINE}
+
     def has_room(self) -> bool:
         return self.pool.has_room()
 

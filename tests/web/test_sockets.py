@@ -1,0 +1,419 @@
+"""Socket.IO events (webapp/sockets.py): every client event, and every bad input left harmless.
+
+A refused request gets an ``error`` event (to the sender only) and changes
+nothing: each bad-input test compares the stored game before and after.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from flask import Flask
+
+from tests.web.helpers import Listener, error_code, stored, wait_until
+from webapp import protocol
+from webapp.app import service_of
+from webapp.games import new_game
+
+Start = Callable[..., tuple[dict[str, Any], Listener]]
+Watch = Callable[[str], Listener]
+
+#: Settings under which the engine thinks for long (until cancelled or the time cap).
+SLOW = {"level": "perfect"}
+#: Settings under which the engine answers at once.
+FAST = {"level": "easy"}
+
+
+def refused(app: Flask, listener: Listener, game_id: str, event: str, payload: Any) -> str:
+    """Send a request that must be refused; the error code (the game is checked unchanged)."""
+    before = stored(app, game_id)
+    listener.clear()
+    answer = listener.emit(event, payload)
+    code = error_code(listener)
+    assert answer == listener.named(protocol.ERROR)[-1]  # the acknowledgement says it too
+    assert stored(app, game_id) == before
+    assert not listener.named(protocol.STATE)
+    return code
+
+
+# -- join ------------------------------------------------------------------------------
+
+
+def test_join_answers_with_the_state_and_the_seat(start: Start, watch: Watch) -> None:
+    state, player = start()
+    assert player.wait_for(protocol.STATE)["seat"] == "player"
+    spectator = watch(state["id"])
+    seen = spectator.wait_for(protocol.STATE)
+    assert seen["seat"] == "spectator"
+    assert {**seen, "seat": None} == {**state, "seat": None}
+
+
+@pytest.mark.parametrize(
+    ("payload", "code"),
+    [
+        (None, protocol.BAD_REQUEST),
+        ("abc", protocol.BAD_REQUEST),
+        ({}, protocol.BAD_REQUEST),
+        ({"game_id": 7}, protocol.BAD_REQUEST),
+        ({"game_id": ""}, protocol.BAD_REQUEST),
+        ({"game_id": "no-such-game"}, protocol.UNKNOWN_GAME),
+        ({"game_id": "x" * 1000}, protocol.UNKNOWN_GAME),
+    ],
+)
+def test_join_refuses_bad_payloads(start: Start, app: Flask, payload: Any, code: str) -> None:
+    state, player = start()
+    assert refused(app, player, state["id"], protocol.JOIN, payload) == code
+
+
+# -- move ------------------------------------------------------------------------------
+
+
+def test_a_move_is_stored_broadcast_and_answered_by_the_engine(
+    start: Start, watch: Watch, app: Flask
+) -> None:
+    state, player = start("tictactoe", settings={"level": "perfect"})
+    spectator = watch(state["id"])
+    player.emit(protocol.MOVE, {"game_id": state["id"], "move": "5"})
+    engine = player.wait_for(protocol.ENGINE_MOVE)
+    assert engine["game_id"] == state["id"] and engine["moves"] == "5"
+    assert engine["move"] == engine["best_move"] and engine["exact"] and engine["score"] == 0
+    assert engine["algorithm"] == "alphabeta" and engine["nodes"] > 0
+    assert set(engine["move_scores"]) == set("12346789")
+    new_game("tictactoe", "5" + engine["pv"])  # the expected line is legal
+    thinking = player.named(protocol.THINKING)
+    assert [row["depth"] for row in thinking] == list(range(1, engine["depth"] + 1))
+    assert {"depth", "score", "exact", "pv", "nodes", "elapsed_ms", "nps"} <= set(thinking[0])
+    after = player.wait_for(protocol.STATE, lambda s: s["moves"] == "5" + engine["move"])
+    assert after["last_engine_move"] == engine and not after["engine_thinking"]
+    assert stored(app, state["id"])["moves"] == after["moves"]
+    # Everyone in the room saw the human's move (engine thinking) and the engine's.
+    seen = [s["moves"] for s in spectator.named(protocol.STATE)]
+    assert seen[-2:] == ["5", after["moves"]]
+    assert spectator.wait_for(protocol.ENGINE_MOVE) == engine
+
+
+@pytest.mark.parametrize(
+    ("payload", "code"),
+    [
+        ("5", protocol.BAD_REQUEST),
+        ({"move": "5"}, protocol.BAD_REQUEST),
+        ({"game_id": ["x"], "move": "5"}, protocol.BAD_REQUEST),
+        ({"game_id": "no-such-game", "move": "5"}, protocol.UNKNOWN_GAME),
+        ({"game_id": "{id}"}, protocol.BAD_REQUEST),
+        ({"game_id": "{id}", "move": 5}, protocol.BAD_REQUEST),
+        ({"game_id": "{id}", "move": "55"}, protocol.BAD_REQUEST),
+        ({"game_id": "{id}", "move": ""}, protocol.BAD_REQUEST),
+        ({"game_id": "{id}", "move": "0"}, protocol.ILLEGAL_MOVE),
+        ({"game_id": "{id}", "move": "x"}, protocol.ILLEGAL_MOVE),
+        ({"game_id": "{id}", "move": "5"}, protocol.ILLEGAL_MOVE),  # taken
+    ],
+)
+def test_bad_moves_are_refused(start: Start, app: Flask, payload: Any, code: str) -> None:
+    state, player = start("tictactoe", moves="51", settings=FAST)
+    if isinstance(payload, dict) and payload.get("game_id") == "{id}":
+        payload = {**payload, "game_id": state["id"]}
+    assert refused(app, player, state["id"], protocol.MOVE, payload) == code
+
+
+def test_a_spectator_cannot_move(start: Start, watch: Watch, app: Flask) -> None:
+    state, _ = start()
+    spectator = watch(state["id"])
+    payload = {"game_id": state["id"], "move": "5"}
+    assert refused(app, spectator, state["id"], protocol.MOVE, payload) == protocol.SPECTATOR
+
+
+def test_no_move_while_the_engine_is_to_move(start: Start, app: Flask) -> None:
+    state, player = start("connect4", settings={**SLOW, "engine_plays": "first"})
+    assert state["engine_thinking"]
+    payload = {"game_id": state["id"], "move": "4"}
+    assert refused(app, player, state["id"], protocol.MOVE, payload) == protocol.NOT_YOUR_TURN
+
+
+def test_no_move_in_a_finished_game(start: Start, app: Flask) -> None:
+    state, player = start("tictactoe", moves="14253")
+    payload = {"game_id": state["id"], "move": "9"}
+    assert refused(app, player, state["id"], protocol.MOVE, payload) == protocol.GAME_OVER
+
+
+def test_a_winning_move_ends_the_game(start: Start, app: Flask) -> None:
+    state, player = start("tictactoe", moves="1425", settings=FAST)
+    player.emit(protocol.MOVE, {"game_id": state["id"], "move": "3"})
+    over = player.wait_for(protocol.STATE, lambda s: s["moves"] == "14253")
+    assert (over["status"], over["winner"], over["engine_thinking"]) == ("won", 0, False)
+
+
+# -- undo ------------------------------------------------------------------------------
+
+
+def test_undo_takes_back_the_move_and_the_engines_reply(start: Start, watch: Watch) -> None:
+    state, player = start("tictactoe", settings=FAST)
+    spectator = watch(state["id"])
+    player.emit(protocol.MOVE, {"game_id": state["id"], "move": "5"})
+    player.wait_for(protocol.STATE, lambda s: len(s["moves"]) == 2)
+    player.emit(protocol.UNDO, {"game_id": state["id"]})
+    back = spectator.wait_for(protocol.STATE, lambda s: s["moves"] == "" and s["move_count"] == 0)
+    assert back["status"] == "playing" and back["last_engine_move"] is None
+
+
+def test_undo_while_the_engine_thinks_cancels_its_search(start: Start, app: Flask) -> None:
+    state, player = start("connect4", settings=SLOW)
+    player.emit(protocol.MOVE, {"game_id": state["id"], "move": "4"})
+    player.wait_for(protocol.STATE, lambda s: s["moves"] == "4" and s["engine_thinking"])
+    player.emit(protocol.UNDO, {"game_id": state["id"]})
+    back = player.wait_for(protocol.STATE, lambda s: s["moves"] == "")
+    assert not back["engine_thinking"]
+    assert not service_of(app).searches.thinking(state["id"])
+    # The player moves again at once: the old search is gone, a new one answers.
+    player.emit(protocol.SETTINGS, {"game_id": state["id"], "settings": FAST})
+    player.emit(protocol.MOVE, {"game_id": state["id"], "move": "3"})
+    assert player.wait_for(protocol.ENGINE_MOVE)["moves"] == "3"
+
+
+def test_undo_after_the_engine_won_reopens_the_game(start: Start) -> None:
+    state, player = start("tictactoe", moves="1524", settings={"level": "perfect"})
+    player.emit(protocol.MOVE, {"game_id": state["id"], "move": "9"})  # lets O win at 6
+    lost = player.wait_for(protocol.STATE, lambda s: s["status"] == "won")
+    assert lost["winner"] == 1 and lost["moves"] == "152496"
+    player.emit(protocol.UNDO, {"game_id": state["id"]})
+    back = player.wait_for(protocol.STATE, lambda s: s["moves"] == "1524")
+    assert (back["status"], back["winner"]) == ("playing", None)
+
+
+@pytest.mark.parametrize(
+    ("engine_plays", "moves", "code"),
+    [("second", "", protocol.NOTHING_TO_UNDO), ("first", "5", protocol.NOTHING_TO_UNDO)],
+)
+def test_nothing_to_undo(
+    start: Start, app: Flask, engine_plays: str, moves: str, code: str
+) -> None:
+    settings = {**FAST, "engine_plays": engine_plays}
+    state, player = start("tictactoe", moves=moves, settings=settings)
+    assert refused(app, player, state["id"], protocol.UNDO, {"game_id": state["id"]}) == code
+
+
+@pytest.mark.parametrize(
+    ("payload", "code"),
+    [
+        ([], protocol.BAD_REQUEST),
+        ({}, protocol.BAD_REQUEST),
+        ({"game_id": None}, protocol.BAD_REQUEST),
+        ({"game_id": "no-such-game"}, protocol.UNKNOWN_GAME),
+    ],
+)
+def test_bad_undos_are_refused(start: Start, app: Flask, payload: Any, code: str) -> None:
+    state, player = start("tictactoe", moves="51", settings=FAST)
+    assert refused(app, player, state["id"], protocol.UNDO, payload) == code
+
+
+def test_a_spectator_cannot_undo(start: Start, watch: Watch, app: Flask) -> None:
+    state, _ = start("tictactoe", moves="51", settings=FAST)
+    spectator = watch(state["id"])
+    payload = {"game_id": state["id"]}
+    assert refused(app, spectator, state["id"], protocol.UNDO, payload) == protocol.SPECTATOR
+
+
+# -- settings ----------------------------------------------------------------------------
+
+
+def test_settings_change_is_stored_and_broadcast(start: Start, watch: Watch, app: Flask) -> None:
+    state, player = start()
+    spectator = watch(state["id"])
+    changes = {"algorithm": "minimax", "level": "custom", "depth": 3, "show_analysis": False}
+    player.emit(protocol.SETTINGS, {"game_id": state["id"], "settings": changes})
+    seen = spectator.wait_for(protocol.STATE, lambda s: s["settings"]["algorithm"] == "minimax")
+    assert {key: seen["settings"][key] for key in changes} == changes
+    assert stored(app, state["id"])["settings"] == seen["settings"]
+
+
+def test_a_new_level_applies_to_the_search_under_way(start: Start) -> None:
+    state, player = start("connect4", settings=SLOW)
+    player.emit(protocol.MOVE, {"game_id": state["id"], "move": "4"})
+    player.wait_for(protocol.STATE, lambda s: s["engine_thinking"])
+    player.emit(protocol.SETTINGS, {"game_id": state["id"], "settings": FAST})
+    engine = player.wait_for(protocol.ENGINE_MOVE)
+    assert engine["depth"] == protocol.LEVELS["easy"]["depth"]
+
+
+def test_settings_when_the_engine_waits_start_it(start: Start, app: Flask) -> None:
+    state, player = start("tictactoe", settings=FAST)
+    service = service_of(app)
+    with service.lock:  # as after a restart: the engine to move, no search
+        record = service.store.get(state["id"])
+        assert record is not None
+        record.moves = "5"
+        service.store.save(record)
+    player.emit(protocol.SETTINGS, {"game_id": state["id"], "settings": {"level": "medium"}})
+    assert player.wait_for(protocol.ENGINE_MOVE)["moves"] == "5"
+
+
+@pytest.mark.parametrize(
+    ("payload", "code"),
+    [
+        ("easy", protocol.BAD_REQUEST),
+        ({"settings": {"level": "easy"}}, protocol.BAD_REQUEST),
+        ({"game_id": "no-such-game", "settings": {"level": "easy"}}, protocol.UNKNOWN_GAME),
+        ({"game_id": "{id}"}, protocol.BAD_REQUEST),
+        ({"game_id": "{id}", "settings": "easy"}, protocol.BAD_SETTINGS),
+        ({"game_id": "{id}", "settings": {"level": "legendary"}}, protocol.BAD_SETTINGS),
+        ({"game_id": "{id}", "settings": {"algorithm": "mcts"}}, protocol.BAD_SETTINGS),
+        ({"game_id": "{id}", "settings": {"level": "custom", "depth": 0}}, protocol.BAD_SETTINGS),
+        ({"game_id": "{id}", "settings": {"level": "custom", "time": 60}}, protocol.BAD_SETTINGS),
+        ({"game_id": "{id}", "settings": {"level": "custom"}}, protocol.BAD_SETTINGS),
+        ({"game_id": "{id}", "settings": {"show_analysis": 1}}, protocol.BAD_SETTINGS),
+        ({"game_id": "{id}", "settings": {"engine_plays": "first"}}, protocol.BAD_SETTINGS),
+        ({"game_id": "{id}", "settings": {"speed": 3}}, protocol.BAD_SETTINGS),
+    ],
+)
+def test_bad_settings_are_refused(start: Start, app: Flask, payload: Any, code: str) -> None:
+    state, player = start("tictactoe", settings=FAST)
+    if isinstance(payload, dict) and payload.get("game_id") == "{id}":
+        payload = {**payload, "game_id": state["id"]}
+    assert refused(app, player, state["id"], protocol.SETTINGS, payload) == code
+
+
+def test_a_spectator_cannot_change_settings(start: Start, watch: Watch, app: Flask) -> None:
+    state, _ = start()
+    spectator = watch(state["id"])
+    payload = {"game_id": state["id"], "settings": {"level": "easy"}}
+    assert refused(app, spectator, state["id"], protocol.SETTINGS, payload) == protocol.SPECTATOR
+
+
+# -- new game, rematch -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("event", "engine_plays"), [(protocol.NEW_GAME, "second"), (protocol.REMATCH, "first")]
+)
+def test_new_game_and_rematch_hand_over_a_seat(
+    start: Start, app: Flask, event: str, engine_plays: str
+) -> None:
+    state, player = start("tictactoe", settings=FAST)
+    player.emit(event, {"game_id": state["id"]})
+    created = player.wait_for(protocol.GAME_CREATED)
+    assert created["game_id"] == state["id"] and created["url"] == f"/g/{created['id']}"
+    other = app.test_client()
+    claimed = other.post(created["claim_url"], json={"token": created["seat_token"]})
+    assert claimed.status_code == 200
+    new = claimed.get_json()
+    assert new["seat"] == "player" and new["settings"]["engine_plays"] == engine_plays
+
+
+@pytest.mark.parametrize("event", [protocol.NEW_GAME, protocol.REMATCH])
+def test_a_spectator_cannot_start_the_next_game(
+    start: Start, watch: Watch, app: Flask, event: str
+) -> None:
+    state, _ = start()
+    spectator = watch(state["id"])
+    assert (
+        refused(app, spectator, state["id"], event, {"game_id": state["id"]}) == protocol.SPECTATOR
+    )
+    assert refused(app, spectator, state["id"], event, {"game": 1}) == protocol.BAD_REQUEST
+
+
+# -- analyse ---------------------------------------------------------------------------------
+
+
+def test_analysis_goes_to_the_asker_only(start: Start, watch: Watch) -> None:
+    state, player = start(
+        "tictactoe", moves="5", settings={"level": "perfect", "engine_plays": "first"}
+    )
+    spectator = watch(state["id"])
+    results = {}
+    for algorithm in ("alphabeta", "minimax"):
+        spectator.emit(protocol.ANALYSE, {"game_id": state["id"], "algorithm": algorithm})
+        results[algorithm] = spectator.wait_for(
+            protocol.ANALYSIS, lambda r, a=algorithm: r["algorithm"] == a
+        )
+    for result in results.values():
+        assert result["game_id"] == state["id"] and result["moves"] == "5"
+        assert result["exact"] and result["score"] == 0
+    assert results["minimax"]["nodes"] > results["alphabeta"]["nodes"]  # pruning pays
+    assert not player.named(protocol.ANALYSIS)
+    assert stored_moves(player, state["id"]) == "5"
+
+
+def stored_moves(listener: Listener, game_id: str) -> str:
+    state = listener.emit(protocol.JOIN, {"game_id": game_id})
+    moves: str = state["moves"]
+    return moves
+
+
+@pytest.mark.parametrize(
+    ("payload", "code"),
+    [
+        (3, protocol.BAD_REQUEST),
+        ({"algorithm": "minimax"}, protocol.BAD_REQUEST),
+        ({"game_id": "no-such-game", "algorithm": "minimax"}, protocol.UNKNOWN_GAME),
+        ({"game_id": "{id}"}, protocol.BAD_REQUEST),
+        ({"game_id": "{id}", "algorithm": "mcts"}, protocol.BAD_REQUEST),
+    ],
+)
+def test_bad_analyses_are_refused(start: Start, app: Flask, payload: Any, code: str) -> None:
+    state, player = start("tictactoe", moves="51", settings=FAST)
+    if isinstance(payload, dict) and payload.get("game_id") == "{id}":
+        payload = {**payload, "game_id": state["id"]}
+    assert refused(app, player, state["id"], protocol.ANALYSE, payload) == code
+
+
+def test_no_analysis_of_a_finished_game(start: Start, app: Flask) -> None:
+    state, player = start("tictactoe", moves="14253")
+    payload = {"game_id": state["id"], "algorithm": "minimax"}
+    assert refused(app, player, state["id"], protocol.ANALYSE, payload) == protocol.GAME_OVER
+
+
+def test_one_analysis_at_a_time_and_leaving_cancels_it(
+    start: Start, watch: Watch, app: Flask
+) -> None:
+    state, _ = start("connect4", settings=SLOW)
+    spectator = watch(state["id"])
+    payload = {"game_id": state["id"], "algorithm": "alphabeta"}
+    spectator.emit(protocol.ANALYSE, payload)
+    assert refused(app, spectator, state["id"], protocol.ANALYSE, payload) == protocol.BUSY
+    spectator.client.disconnect()
+    wait_until(lambda: not service_of(app).searches._analyses)
+
+
+# -- a full server ------------------------------------------------------------------------------
+
+
+def test_a_full_queue_refuses_moves_and_a_waiting_search_is_told_its_place(
+    tmp_path: Any,
+) -> None:
+    from flask_socketio import SocketIOTestClient
+
+    from tests.web.helpers import WAIT, create, make_app
+    from webapp.app import close_app, socketio
+
+    app = make_app(tmp_path / "busy.db", SEARCH_QUEUE_LIMIT=1)
+    clients: list[SocketIOTestClient] = []
+    try:
+        assert service_of(app).searches.pool.wait_ready(WAIT)
+
+        def seated(game: str, **body: Any) -> tuple[dict[str, Any], Listener]:
+            http = app.test_client()
+            state = create(http, game, **body)
+            sio = socketio.test_client(app, flask_test_client=http)
+            clients.append(sio)
+            listener = Listener(sio)
+            listener.emit(protocol.JOIN, {"game_id": state["id"]})
+            return state, listener
+
+        running, _ = seated("connect4", settings={**SLOW, "engine_plays": "first"})
+        waiting, waiter = seated("connect4", settings={**SLOW, "engine_plays": "first"})
+        assert running["engine_thinking"] and waiting["engine_thinking"]
+        assert waiter.wait_for(protocol.QUEUED) == {
+            "game_id": waiting["id"], "position": 1, "kind": "engine",
+        }  # fmt: skip
+        state, player = seated("tictactoe", settings=FAST)
+        payload = {"game_id": state["id"], "move": "5"}
+        assert refused(app, player, state["id"], protocol.MOVE, payload) == protocol.BUSY
+        refused_http = app.test_client().post(
+            "/api/games", json={"game": "tictactoe", "settings": {"engine_plays": "first"}}
+        )
+        assert refused_http.status_code == 503
+    finally:
+        for sio in clients:
+            sio.disconnect()
+        close_app(app)
