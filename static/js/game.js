@@ -72,9 +72,6 @@ const socket = connectGame(EV, gameId, {
       if (next) socket.analyse(next.algorithm);
     }),
   [EV.queued]: (payload) => update(() => (model.queued = payload.position ?? 0)),
-  [EV.game_created]: (payload) => {
-    if (awaitingGame && payload.url) window.location.assign(payload.url);
-  },
   [EV.error]: (error) =>
     update(() => {
       model.pending = null;
@@ -137,17 +134,14 @@ function review(ply) {
   });
 }
 
-let awaitingGame = false;
+/** A new game or a rematch: over HTTP, so the answer sets this browser's seat cookie. */
 async function startAnother(action) {
   status.info(action === "rematch" ? "Setting up the rematch…" : "Setting up a new game…");
   try {
     const created = await gameAction(gameId, action);
     window.location.assign(created.url || `/g/${created.id}`);
   } catch (error) {
-    if (error.status !== 404 && error.status !== 405) return status.error(error.message);
-    awaitingGame = true; // this server creates games over the socket
-    if (action === "rematch") socket.rematch();
-    else socket.newGame();
+    status.error(error.message);
   }
 }
 
@@ -199,14 +193,13 @@ document.addEventListener("keydown", (event) => {
   if (event.ctrlKey || event.metaKey || event.altKey) return;
   if (event.target.closest("input, select, textarea, [contenteditable]")) return;
   const shown = M.shownMoves(model).length;
+  const reviewing = model.reviewPly !== null;
+  // Up, Down, and End or Escape when live, keep their usual jobs (scrolling).
   const keys = {
     ArrowLeft: () => review(shown - 1),
     ArrowRight: () => review(shown + 1),
-    ArrowUp: () => review(shown - 1),
-    ArrowDown: () => review(shown + 1),
     Home: () => review(0),
-    End: () => review(Infinity),
-    Escape: () => review(Infinity),
+    ...(reviewing ? { End: () => review(Infinity), Escape: () => review(Infinity) } : {}),
   };
   if (keys[event.key]) {
     event.preventDefault();

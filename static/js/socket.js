@@ -43,8 +43,6 @@ export function connectGame(events, gameId, handlers) {
     undo: () => send("undo"),
     settings: (settings) => send("settings", { settings }),
     analyse: (algorithm) => send("analyse", { algorithm }),
-    newGame: () => send("new_game"),
-    rematch: () => send("rematch"),
     get connected() {
       return socket.connected;
     },
