@@ -26,6 +26,17 @@ SLOW = {"level": "perfect"}
 FAST = {"level": "easy"}
 
 
+#: Stands for the test's own game id in parametrized payloads.
+OURS = "<this game>"
+
+
+def this_game(payload: Any, game_id: str) -> Any:
+    """``payload`` with the ``OURS`` placeholder replaced by ``game_id``."""
+    if isinstance(payload, dict) and payload.get("game_id") == OURS:
+        return {**payload, "game_id": game_id}
+    return payload
+
+
 def refused(app: Flask, listener: Listener, game_id: str, event: str, payload: Any) -> str:
     """Send a request that must be refused; the error code (the game is checked unchanged)."""
     before = stored(app, game_id)
@@ -101,19 +112,18 @@ def test_a_move_is_stored_broadcast_and_answered_by_the_engine(
         ({"move": "5"}, protocol.BAD_REQUEST),
         ({"game_id": ["x"], "move": "5"}, protocol.BAD_REQUEST),
         ({"game_id": "no-such-game", "move": "5"}, protocol.UNKNOWN_GAME),
-        ({"game_id": "{id}"}, protocol.BAD_REQUEST),
-        ({"game_id": "{id}", "move": 5}, protocol.BAD_REQUEST),
-        ({"game_id": "{id}", "move": "55"}, protocol.BAD_REQUEST),
-        ({"game_id": "{id}", "move": ""}, protocol.BAD_REQUEST),
-        ({"game_id": "{id}", "move": "0"}, protocol.ILLEGAL_MOVE),
-        ({"game_id": "{id}", "move": "x"}, protocol.ILLEGAL_MOVE),
-        ({"game_id": "{id}", "move": "5"}, protocol.ILLEGAL_MOVE),  # taken
+        ({"game_id": OURS}, protocol.BAD_REQUEST),
+        ({"game_id": OURS, "move": 5}, protocol.BAD_REQUEST),
+        ({"game_id": OURS, "move": "55"}, protocol.BAD_REQUEST),
+        ({"game_id": OURS, "move": ""}, protocol.BAD_REQUEST),
+        ({"game_id": OURS, "move": "0"}, protocol.ILLEGAL_MOVE),
+        ({"game_id": OURS, "move": "x"}, protocol.ILLEGAL_MOVE),
+        ({"game_id": OURS, "move": "5"}, protocol.ILLEGAL_MOVE),  # taken
     ],
 )
 def test_bad_moves_are_refused(start: Start, app: Flask, payload: Any, code: str) -> None:
     state, player = start("tictactoe", moves="51", settings=FAST)
-    if isinstance(payload, dict) and payload.get("game_id") == "{id}":
-        payload = {**payload, "game_id": state["id"]}
+    payload = this_game(payload, state["id"])
     assert refused(app, player, state["id"], protocol.MOVE, payload) == code
 
 
@@ -254,22 +264,21 @@ def test_settings_when_the_engine_waits_start_it(start: Start, app: Flask) -> No
         ("easy", protocol.BAD_REQUEST),
         ({"settings": {"level": "easy"}}, protocol.BAD_REQUEST),
         ({"game_id": "no-such-game", "settings": {"level": "easy"}}, protocol.UNKNOWN_GAME),
-        ({"game_id": "{id}"}, protocol.BAD_REQUEST),
-        ({"game_id": "{id}", "settings": "easy"}, protocol.BAD_SETTINGS),
-        ({"game_id": "{id}", "settings": {"level": "legendary"}}, protocol.BAD_SETTINGS),
-        ({"game_id": "{id}", "settings": {"algorithm": "mcts"}}, protocol.BAD_SETTINGS),
-        ({"game_id": "{id}", "settings": {"level": "custom", "depth": 0}}, protocol.BAD_SETTINGS),
-        ({"game_id": "{id}", "settings": {"level": "custom", "time": 60}}, protocol.BAD_SETTINGS),
-        ({"game_id": "{id}", "settings": {"level": "custom"}}, protocol.BAD_SETTINGS),
-        ({"game_id": "{id}", "settings": {"show_analysis": 1}}, protocol.BAD_SETTINGS),
-        ({"game_id": "{id}", "settings": {"engine_plays": "first"}}, protocol.BAD_SETTINGS),
-        ({"game_id": "{id}", "settings": {"speed": 3}}, protocol.BAD_SETTINGS),
+        ({"game_id": OURS}, protocol.BAD_REQUEST),
+        ({"game_id": OURS, "settings": "easy"}, protocol.BAD_SETTINGS),
+        ({"game_id": OURS, "settings": {"level": "legendary"}}, protocol.BAD_SETTINGS),
+        ({"game_id": OURS, "settings": {"algorithm": "mcts"}}, protocol.BAD_SETTINGS),
+        ({"game_id": OURS, "settings": {"level": "custom", "depth": 0}}, protocol.BAD_SETTINGS),
+        ({"game_id": OURS, "settings": {"level": "custom", "time": 60}}, protocol.BAD_SETTINGS),
+        ({"game_id": OURS, "settings": {"level": "custom"}}, protocol.BAD_SETTINGS),
+        ({"game_id": OURS, "settings": {"show_analysis": 1}}, protocol.BAD_SETTINGS),
+        ({"game_id": OURS, "settings": {"engine_plays": "first"}}, protocol.BAD_SETTINGS),
+        ({"game_id": OURS, "settings": {"speed": 3}}, protocol.BAD_SETTINGS),
     ],
 )
 def test_bad_settings_are_refused(start: Start, app: Flask, payload: Any, code: str) -> None:
     state, player = start("tictactoe", settings=FAST)
-    if isinstance(payload, dict) and payload.get("game_id") == "{id}":
-        payload = {**payload, "game_id": state["id"]}
+    payload = this_game(payload, state["id"])
     assert refused(app, player, state["id"], protocol.SETTINGS, payload) == code
 
 
@@ -346,14 +355,13 @@ def stored_moves(listener: Listener, game_id: str) -> str:
         (3, protocol.BAD_REQUEST),
         ({"algorithm": "minimax"}, protocol.BAD_REQUEST),
         ({"game_id": "no-such-game", "algorithm": "minimax"}, protocol.UNKNOWN_GAME),
-        ({"game_id": "{id}"}, protocol.BAD_REQUEST),
-        ({"game_id": "{id}", "algorithm": "mcts"}, protocol.BAD_REQUEST),
+        ({"game_id": OURS}, protocol.BAD_REQUEST),
+        ({"game_id": OURS, "algorithm": "mcts"}, protocol.BAD_REQUEST),
     ],
 )
 def test_bad_analyses_are_refused(start: Start, app: Flask, payload: Any, code: str) -> None:
     state, player = start("tictactoe", moves="51", settings=FAST)
-    if isinstance(payload, dict) and payload.get("game_id") == "{id}":
-        payload = {**payload, "game_id": state["id"]}
+    payload = this_game(payload, state["id"])
     assert refused(app, player, state["id"], protocol.ANALYSE, payload) == code
 
 
