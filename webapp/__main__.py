@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import logging
 import signal
-import sys
 from types import FrameType
 
 
@@ -50,4 +49,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

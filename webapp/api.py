@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
+from werkzeug.wrappers import Response as BaseResponse
 
 from webapp import protocol
 from webapp.services import GameError, GameService
@@ -33,7 +34,7 @@ def seat_token(game_id: object) -> str | None:
     return request.cookies.get(cookie_name(game_id))
 
 
-def set_seat_cookie(response: Response, game_id: str, token: str) -> Response:
+def set_seat_cookie(response: BaseResponse, game_id: str, token: str) -> BaseResponse:
     """Give the browser the seat of ``game_id`` (HttpOnly: page scripts never see it)."""
     response.set_cookie(
         cookie_name(game_id),
@@ -60,7 +61,8 @@ def created(record: GameRecord, token: str) -> Response:
     response = jsonify(state)
     response.status_code = 201
     response.headers["Location"] = state["url"]
-    return set_seat_cookie(response, record.id, token)
+    set_seat_cookie(response, record.id, token)
+    return response
 
 
 @bp.errorhandler(GameError)
@@ -106,4 +108,5 @@ def claim(game_id: str) -> Response:
     if not isinstance(token, str) or not holds_seat(token, record.seat_hash):
         raise GameError(protocol.SPECTATOR, "That token is not this game's seat.")
     response = jsonify(service().state(game_id, token))
-    return set_seat_cookie(response, game_id, token)
+    set_seat_cookie(response, game_id, token)
+    return response

@@ -113,7 +113,7 @@ class GameService:
                 raise GameError(protocol.NOT_YOUR_TURN, "The engine is thinking.")
             position = new_game(record.game, record.moves)
             try:
-                position.play(position.parse_move(move))  # type: ignore[attr-defined]
+                position.play(position.parse_move(move))
             except IllegalMoveError as err:
                 raise GameError(protocol.ILLEGAL_MOVE, str(err)) from None
             status, winner = result_of(position)

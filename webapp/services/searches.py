@@ -187,7 +187,7 @@ class Searches:
             self.emit(protocol.ERROR, failed.payload(), game_id)
             return
         position = new_game(record.game, record.moves)
-        position.play(position.parse_move(result["best_move"]))  # type: ignore[attr-defined]
+        position.play(position.parse_move(result["best_move"]))
         payload = move_payload(job, result)
         record.moves += result["best_move"]
         record.status, record.winner = result_of(position)
