@@ -46,7 +46,7 @@ SHUTDOWN_SECONDS = 5.0
 _context = multiprocessing.get_context("spawn")
 
 
-@dataclass
+@dataclass(eq=False)  # a job is itself: two searches of one position are two jobs
 class SearchJob:
     """One search to run. ``tag`` is the caller's and never leaves this process."""
 
