@@ -28,7 +28,7 @@ import random
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
 
 import numpy as np
 
@@ -70,28 +70,32 @@ class KernelState:
     line: np.ndarray = field(default_factory=lambda: np.zeros(CELLS + 1, dtype=np.int64))
     book: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint64))
 
-    def use_book(self, entries: np.ndarray, plies: int) -> None:
-        self.book = entries
-        self.ctl[c.BOOK_PLIES] = plies if entries.size else -1
+    def use_book(self, book: book_.Book) -> None:
+        self.book = book.entries
+        self.ctl[c.BOOK_PLIES] = book.plies if book.entries.size else -1
 
 
 _main: KernelState | None = None
 _main_lock = threading.Lock()
 _book_loaded = False
-_book: tuple[np.ndarray, int] = (np.zeros(0, dtype=np.uint64), -1)
+_book = book_.EMPTY
 
 
-def load_book(path: Any = None) -> tuple[np.ndarray, int]:
-    """Load the shipped book (or ``path``); on a missing or bad file, log why and use none."""
+def load_book(path: Path | None = None) -> book_.Book:
+    """Load the shipped book (or ``path``); on a missing or bad file, log why and use none.
+
+    Returns the book in use (``book.EMPTY`` after a failure): searches then
+    solve early positions from scratch.
+    """
     global _book, _book_loaded
     try:
         _book = book_.read_book(book_.DEFAULT_PATH if path is None else path)
     except book_.BookError as err:
         log.warning("%s; Connect Four will search from the first move", err)
-        _book = (np.zeros(0, dtype=np.uint64), -1)
+        _book = book_.EMPTY
     _book_loaded = True
     if _main is not None:
-        _main.use_book(*_book)
+        _main.use_book(_book)
     return _book
 
 
@@ -103,10 +107,10 @@ def _state() -> tuple[KernelState, bool]:
     if _main_lock.acquire(blocking=False):
         if _main is None:
             _main = KernelState(new_table())
-            _main.use_book(*_book)
+            _main.use_book(_book)
         return _main, True
     spare = KernelState(new_table(SPARE_TABLE_BITS))
-    spare.use_book(*_book)
+    spare.use_book(_book)
     return spare, False
 
 
@@ -310,7 +314,7 @@ class _Run:
         scores = self.exact_column_scores(fallback) if move_scores else None
         extra = {"engine": "numba", "book": from_book}
         best = SearchResult(pv[0], score, True, pv, self.nodes, self.empties, self.elapsed_ms(),
-                            self.algorithm, scores, None, extra)  # fmt: skip
+                            self.algorithm, scores, self.stopped(), extra)  # fmt: skip
         if progress is None:
             return best
         self.report(progress, best)

@@ -65,7 +65,7 @@ def popcount(x: np.uint64) -> int:
     x = x - ((x >> U1) & _M1)
     x = (x & _M2) + ((x >> U2) & _M2)
     x = (x + (x >> np.uint64(4))) & _M4
-    return np.int64((x * _H01) >> _S56)
+    return int(np.int64((x * _H01) >> _S56))
 
 
 @njit(cache=True, inline="always")
@@ -109,7 +109,7 @@ def has_line(stones: np.uint64) -> bool:
 
 @njit(cache=True, inline="always")
 def can_win_next(current: np.uint64, mask: np.uint64) -> bool:
-    return (winning_cells(current, mask) & possible(mask)) != U0
+    return bool((winning_cells(current, mask) & possible(mask)) != U0)
 
 
 @njit(cache=True, inline="always")

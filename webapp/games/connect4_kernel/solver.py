@@ -313,7 +313,7 @@ def principal_variation(
 def central_column(columns: int) -> int:
     for rank in range(WIDTH):
         if columns >> CENTRE_ORDER[rank] & 1:
-            return CENTRE_ORDER[rank]
+            return int(CENTRE_ORDER[rank])
     return -1
 
 

@@ -56,7 +56,7 @@ def tagged(key: np.uint64, depth: int) -> np.uint64:
 
 @njit(cache=True, inline="always")
 def _slot(ctl: np.ndarray, tag: np.uint64) -> int:
-    return np.int64((tag * _GOLDEN) >> np.uint64(ctl[ctl_.TABLE_SHIFT])) * 2
+    return int(np.int64((tag * _GOLDEN) >> np.uint64(ctl[ctl_.TABLE_SHIFT]))) * 2
 
 
 @njit(cache=True, inline="always")
@@ -68,7 +68,7 @@ def probe(table: np.ndarray, ctl: np.ndarray, tag: np.uint64) -> np.uint64:
     entry = table[i + 1]
     if np.int64(entry >> _GEN_SHIFT) != ctl[ctl_.GENERATION]:
         return U0
-    return entry
+    return np.uint64(entry)
 
 
 @njit(cache=True, inline="always")
@@ -87,17 +87,17 @@ def store(
 
 @njit(cache=True, inline="always")
 def entry_bound(entry: np.uint64) -> int:
-    return np.int64((entry >> _BOUND_SHIFT) & np.uint64(3))
+    return int(np.int64((entry >> _BOUND_SHIFT) & np.uint64(3)))
 
 
 @njit(cache=True, inline="always")
 def entry_value(entry: np.uint64) -> int:
-    return np.int64(entry & _LOW16) - _VALUE_OFFSET
+    return int(np.int64(entry & _LOW16)) - _VALUE_OFFSET
 
 
 @njit(cache=True, inline="always")
 def entry_move(entry: np.uint64) -> int:
-    return np.int64((entry >> _MOVE_SHIFT) & np.uint64(7))
+    return int(np.int64((entry >> _MOVE_SHIFT) & np.uint64(7)))
 
 
 def next_generation(table: np.ndarray, ctl: np.ndarray) -> None:
