@@ -213,6 +213,12 @@ def saw_every_move(watcher: Browser, game_id: str, final: str, start: str = "") 
     return all(final[:n] in seen for n in range(len(start) + 1, len(final) + 1))
 
 
+def saw_every_engine_move(browser: Browser, game_id: str, final: str, side: int) -> bool:
+    """An engine_move for each of the engine's moves (``side`` 0 moves first) in ``final``."""
+    announced = [r["moves"] for r in browser.named(protocol.ENGINE_MOVE, game_id)]
+    return announced == [final[:n] for n in range(side, len(final), 2)]
+
+
 def test_real_server_plays_watches_and_survives_a_restart(
     tmp_path: Path, browsers: Callable[[Server], Browser]
 ) -> None:
@@ -230,10 +236,19 @@ def test_real_server_plays_watches_and_survives_a_restart(
         assert over["status"] != "playing"
         assert over["status"] == "drawn" or over["winner"] == over["engine_side"]
         check_engine_moves(player, ttt, final)
+        # The last engine_move and state reach each client in their own time.
+        side = over["engine_side"]
+
+        def everything_arrived() -> bool:
+            return saw_every_move(watcher, ttt["id"], final) and all(
+                saw_every_engine_move(client, ttt["id"], final, side)
+                for client in (player, watcher)
+            )
+
         deadline = time.monotonic() + WAIT
-        while not saw_every_move(watcher, ttt["id"], final) and time.monotonic() < deadline:
+        while not everything_arrived() and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert saw_every_move(watcher, ttt["id"], final)
+        assert everything_arrived()
         assert watcher.named(protocol.ENGINE_MOVE, ttt["id"]) == player.named(
             protocol.ENGINE_MOVE, ttt["id"]
         )
