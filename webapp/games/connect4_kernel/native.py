@@ -87,16 +87,21 @@ def load_book(path: Path | None = None) -> book_.Book:
     Returns the book in use (``book.EMPTY`` after a failure): searches then
     solve early positions from scratch.
     """
-    global _book, _book_loaded
     try:
-        _book = book_.read_book(book_.DEFAULT_PATH if path is None else path)
+        book = book_.read_book(book_.DEFAULT_PATH if path is None else path)
     except book_.BookError as err:
         log.warning("%s; Connect Four will search from the first move", err)
-        _book = book_.EMPTY
-    _book_loaded = True
+        book = book_.EMPTY
+    return use_book(book)
+
+
+def use_book(book: book_.Book) -> book_.Book:
+    """Answer from ``book`` from now on (``book.EMPTY``: search everything, as benchmarks do)."""
+    global _book, _book_loaded
+    _book, _book_loaded = book, True
     if _main is not None:
-        _main.use_book(_book)
-    return _book
+        _main.use_book(book)
+    return book
 
 
 def _state() -> tuple[KernelState, bool]:
