@@ -18,19 +18,48 @@ def test_benchmark_prints_figures_for_each_file_and_both_algorithms(tmp_path: Pa
         tmp_path.joinpath(name).write_text("\n".join(lines) + "\n")
     done = subprocess.run(
         [sys.executable, "-m", "webapp.bench", str(tmp_path), "--lines", "2",
-         "--max-depth", "4", "--python"],
+         "--max-depth", "4", "--python", "--sections", "files,algorithms"],
         capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     rows = {line.split()[0]: line.split() for line in done.stdout.splitlines() if line.strip()}
     for name in names:
-        positions, correct = int(rows[name][1]), int(rows[name][2])
-        assert positions == 2 and correct == 2
+        engine, positions, correct = rows[name][1], int(rows[name][2]), int(rows[name][3])
+        assert (engine, positions, correct) == ("python", 2, 2)
     comparisons = [line.split() for line in done.stdout.splitlines() if line.startswith(
         ("tictactoe", "connect4"))]  # fmt: skip
-    assert [c[0] for c in comparisons] == ["tictactoe", "connect4"]
-    assert comparisons[0][3] == "549946"  # the whole tic-tac-toe tree
+    assert [(c[0], c[1]) for c in comparisons] == [("tictactoe", "python"), ("connect4", "python")]
+    assert comparisons[0][4] == "549946"  # the whole tic-tac-toe tree
     assert all(c[-1] == "yes" for c in comparisons)
+
+
+def test_kernel_benchmark_prints_every_section(tmp_path: Path) -> None:
+    """Small sizes of every section; the figures' values are the benchmark's business."""
+    for name in ("Test_L2_R1", "Test_L1_R1"):
+        lines = CONNECT4_DATA.joinpath(name).read_text().splitlines()[:20]
+        tmp_path.joinpath(name).write_text("\n".join(lines) + "\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "webapp.bench", str(tmp_path), "--lines", "20",
+         "--python-lines", "1", "--max-depth", "4", "--samples", "1", "--python-samples", "1",
+         "--min-stones", "34", "--cap", "5", "--games", "1", "--opponents", "random"],
+        capture_output=True, text=True, timeout=900, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    rows = [line.split() for line in done.stdout.splitlines() if line.startswith("Test_")]
+    assert [(r[0], r[1], r[2], r[3]) for r in rows] == [
+        ("Test_L2_R1", "kernel", "20", "20"), ("Test_L2_R1", "python", "1", "1"),
+        ("Test_L1_R1", "kernel", "20", "20"), ("Test_L1_R1", "python", "1", "1"),
+    ]  # fmt: skip
+    comparisons = [line.split() for line in done.stdout.splitlines() if line.startswith(
+        "connect4")]  # fmt: skip
+    assert [c[1] for c in comparisons] == ["kernel", "python"]
+    assert comparisons[0][4] == comparisons[1][4]  # same minimax tree in both engines
+    assert all(c[-1] == "yes" for c in comparisons)
+    assert "cold (compiles):" in done.stdout and "cached (loads):" in done.stdout
+    bands = [line.split() for line in done.stdout.splitlines() if line.startswith("35-40")]
+    assert [b[1] for b in bands] == ["6", "6"]  # kernel, then python: a position per count
+    games = [line.split() for line in done.stdout.splitlines() if line.startswith("random")]
+    assert games and games[0][1:3] == ["2", "2-0-0"] and games[0][-2] == "yes"
 
 
 def test_benchmark_rejects_a_missing_folder() -> None:

@@ -257,3 +257,24 @@ def test_book_build_solves_every_position_of_its_definition_and_resumes(
 
 def min_key(moves: str) -> int:
     return book_build.canonical(new_game("connect4", moves))[0]  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("moves", ["2", "41", "4143"])
+def test_a_book_answer_scores_its_other_columns_within_a_node_budget(moves: str) -> None:
+    """Columns the book does not hold are solved on a budget, else kept heuristic."""
+    game = new_game("connect4", moves)
+    result = search(game, "alphabeta", move_scores=True)
+    assert result.extra["book"] is True and result.exact and result.stopped is None
+    scores = result.move_scores
+    assert scores is not None and set(scores) == {game.format_move(m) for m in game.legal_moves()}
+    assert result.best_move is not None
+    assert (scores[result.best_move].score, scores[result.best_move].exact) == (result.score, True)
+    assert all(s.score <= result.score for s in scores.values() if s.exact)
+    assert any(not s.exact for s in scores.values())  # these are minutes of solving away
+    budget = native.BOOK_LINE_NODES + 7 * native.BOOK_CHILD_NODES
+    assert result.nodes < budget + 8 * 4096 + 200_000  # checks every 4096; the heuristic pass
+    assert_line(moves, result.pv)
+
+
+def assert_line(moves: str, pv: str) -> None:
+    new_game("connect4", moves + pv)

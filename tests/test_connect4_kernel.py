@@ -127,6 +127,8 @@ def test_depth_limited_scores_match_pure_python(algorithm: str) -> None:
         assert fast.move_scores == slow.move_scores, game
         assert_legal_line(game, fast.pv)
         assert fast.pv[0] == fast.best_move
+        if algorithm == "minimax":  # the same tree, node for node
+            assert fast.nodes == slow.nodes, game
 
 
 def test_minimax_and_alphabeta_agree_and_alphabeta_visits_fewer_nodes() -> None:

@@ -41,7 +41,8 @@ def solve_file(
 ) -> FileFigures:
     """Solve each position exactly (clean table per position) and compare with the file."""
     positions = read_positions(path, lines)
-    correct, nodes, seconds, wrong = 0, 0, 0.0, []
+    correct, nodes, seconds = 0, 0, 0.0
+    wrong: list[str] = []
     for moves, expected in positions:
         game = new_game(game_name, moves)
         start = time.perf_counter()

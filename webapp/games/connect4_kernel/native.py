@@ -27,6 +27,8 @@ import logging
 import random
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -57,6 +59,10 @@ FALLBACK_DEPTH = 8
 WATCH_INTERVAL = 0.002
 #: Slots of the table used when the process's main table is busy (another thread).
 SPARE_TABLE_BITS = 18
+#: Nodes for solving each non-optimal column of a position answered by the book,
+#: and for the principal variation past the book's last stone (~50 ms each).
+BOOK_CHILD_NODES = 300_000
+BOOK_LINE_NODES = 300_000
 _NO_VALUE = -(INFINITY + 1)
 
 
@@ -281,9 +287,15 @@ class _Run:
         best = max(int(values[col]) for col in self.legal)
         choice = self.rng.choice([col for col in self.legal if values[col] == best])
         cell = np.uint64((int(self.mask) + (1 << (choice * 7))) & ~int(self.mask))
+        counted = int(s.ctl[c.NODES])
         length = dl.principal_variation(self.current ^ self.mask, self.mask | cell,
                                         self.moves + 1, depth - 1, -best, s.line, s.table,
                                         s.ctl, s.scratch)  # fmt: skip
+        if self.algorithm == "minimax":
+            # Minimax's line comes with its values in the pure-Python engine, for free;
+            # here a replay finds it. Its nodes are not the minimax tree's: the count
+            # stays the tree's size, as in the reference engine and the textbook.
+            s.ctl[c.NODES] = counted
         pv = str(choice + 1) + _line(s.line, length)
         exhaustive = depth >= self.empties
         exact = exhaustive or is_decisive(best)
@@ -308,15 +320,21 @@ class _Run:
             if (fallback.exact and not move_scores) or ctl[c.STOP]:
                 return fallback
         ctl[c.ARMED] = 1
-        score, _columns, length, from_book = solver.solve_root(
-            self.current, self.mask, self.moves, self.rng.getrandbits(31), s.line,
-            s.table, ctl, s.book, s.scratch,
-        )  # fmt: skip
+        # A book answer is instant, but its line runs on past the book, where each
+        # move costs a solve: the line gets a node budget and may end early there.
+        with self.node_budget(BOOK_LINE_NODES if self.in_book() else None):
+            score, columns, length, from_book = solver.solve_root(
+                self.current, self.mask, self.moves, self.rng.getrandbits(31), s.line,
+                s.table, ctl, s.book, s.scratch,
+            )  # fmt: skip
         if score == solver.STOPPED:
             assert fallback is not None  # only a watched search can be stopped
             return self.result(fallback, move_scores)
         pv = _line(s.line, length)
-        scores = self.exact_column_scores(fallback) if move_scores else None
+        scores = None
+        if move_scores:
+            optimal = columns if from_book else 0
+            scores = self.exact_column_scores(fallback, score, optimal)
         extra = {"engine": "numba", "book": from_book}
         best = SearchResult(pv[0], score, True, pv, self.nodes, self.empties, self.elapsed_ms(),
                             self.algorithm, scores, self.stopped(), extra)  # fmt: skip
@@ -325,14 +343,62 @@ class _Run:
         self.report(progress, best)
         return self.result(best, move_scores)
 
-    def exact_column_scores(self, fallback: SearchResult | None) -> dict[str, MoveScore]:
+    def in_book(self) -> bool:
+        """Whether the book answers this position (its score and optimal columns)."""
         s = self.state
+        if self.moves > s.ctl[c.BOOK_PLIES]:
+            return False
+        return bool(book_.entry_columns(book_.probe(s.book, self.current + self.mask)))
+
+    @contextmanager
+    def node_budget(self, nodes: int | None) -> Iterator[None]:
+        """Stop the kernel after ``nodes`` more nodes (None: no budget of its own).
+
+        The search's own node limit still applies; when the budget (not the
+        search's limit) stops the kernel, the stop flag is lowered again after.
+        """
+        ctl = self.state.ctl
+        limit = int(ctl[c.NODE_LIMIT])
+        if nodes is None:
+            yield
+            return
+        own = int(ctl[c.NODES]) + nodes
+        ctl[c.NODE_LIMIT] = own if not limit else min(limit, own)
+        try:
+            yield
+        finally:
+            if ctl[c.STOP] == c.STOP_NODES and (not limit or ctl[c.NODES] < limit):
+                ctl[c.STOP] = 0
+            ctl[c.NODE_LIMIT] = limit
+
+    def exact_column_scores(
+        self, fallback: SearchResult | None, score: int, book_columns: int
+    ) -> dict[str, MoveScore]:
+        """Every column's exact score, or its heuristic one where the solve was stopped.
+
+        ``book_columns``: the optimal columns of a position answered by the book
+        (0 otherwise). They score ``score``; the other columns lead to positions
+        the book does not hold, which may take minutes to solve this early, so
+        each gets ``BOOK_CHILD_NODES`` nodes and keeps its heuristic score if
+        that is not enough.
+        """
+        s, ctl = self.state, self.state.ctl
         scores: dict[str, MoveScore] = {}
         for col in self.legal:
-            value = solver.child_score(self.current, self.mask, self.moves, col,
-                                       s.table, s.ctl, s.book, s.scratch)  # fmt: skip
+            if book_columns >> col & 1:
+                scores[str(col + 1)] = MoveScore(score, True)
+                continue
+            with self.node_budget(BOOK_CHILD_NODES if book_columns else None):
+                value = solver.child_score(self.current, self.mask, self.moves, col,
+                                           s.table, s.ctl, s.book, s.scratch)  # fmt: skip
             if value != solver.STOPPED:
                 scores[str(col + 1)] = MoveScore(value, True)
-            elif fallback is not None and fallback.move_scores is not None:
+            elif ctl[c.STOP]:  # the search's limits: the rest keep the heuristic scores
+                break
+        missing = [col for col in self.legal if str(col + 1) not in scores]
+        if missing and fallback is None and not ctl[c.STOP]:
+            fallback = self.depth_limited(True, None, FALLBACK_DEPTH)
+        for col in missing:
+            if fallback is not None and fallback.move_scores is not None:
                 scores[str(col + 1)] = fallback.move_scores[str(col + 1)]
         return scores
