@@ -168,11 +168,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--python-lines", type=int,
                         help="pure-Python positions per file (default: 100/30/2/10)")  # fmt: skip
     parser.add_argument("--max-depth", type=int, default=8, help="deepest Connect Four depth")
-    parser.add_argument("--samples", type=int, default=6, help="kernel positions per stone count")
+    parser.add_argument("--samples", type=int, default=4, help="kernel positions per stone count")
     parser.add_argument("--python-samples", type=int, default=1,
                         help="pure-Python positions per stone count")  # fmt: skip
     parser.add_argument("--min-stones", type=int, default=0, help="fewest stones in 'bands'")
-    parser.add_argument("--cap", type=float, default=10.0, help="seconds per search in 'bands'")
+    parser.add_argument("--cap", type=float, default=5.0, help="seconds per search in 'bands'")
     parser.add_argument("--games", type=int, default=2, help="games per colour per opponent")
     parser.add_argument("--opponents", default=",".join(games.OPPONENTS),
                         help=f"comma-separated, of: {', '.join(games.OPPONENTS)}")  # fmt: skip
