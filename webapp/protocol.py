@@ -81,6 +81,7 @@ def client_config() -> dict[str, Any]:
     """What the page needs to speak the protocol (embedded as JSON in the page)."""
     return {
         "events": {name: name for name in CLIENT_EVENTS + SERVER_EVENTS},
+        "games": GAME_LABELS,
         "levels": LEVELS,
         "algorithms": ALGORITHM_LABELS,
         "limits": {"max_depth": MAX_DEPTH, "min_time": MIN_TIME, "max_time": MAX_TIME},

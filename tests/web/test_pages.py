@@ -25,6 +25,7 @@ def test_a_game_page_shows_the_game(client: FlaskClient, app: Flask) -> None:
     assert response.status_code == 200
     page = response.get_data(as_text=True)
     assert game["id"] in page and "4453" in page
+    assert "Connect Four · Lookahead" in page  # the label from protocol.GAME_LABELS
     assert '"seat": "player"' in page
     spectator = app.test_client().get(f"/g/{game['id']}").get_data(as_text=True)
     assert '"seat": "spectator"' in spectator

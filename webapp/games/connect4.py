@@ -25,7 +25,8 @@ from functools import partial
 from typing import Any
 
 from webapp.engine.game import IllegalMoveError, Move
-from webapp.engine.scores import HEURISTIC_LIMIT, win_score
+from webapp.engine.scores import HEURISTIC_LIMIT
+from webapp.games.board import Board
 
 WIDTH = 7
 HEIGHT = 6
@@ -88,49 +89,24 @@ def popcount(x: int) -> int:
     return x.bit_count()
 
 
-class Connect4:
+class Connect4(Board):
     """A Connect Four position with its move history."""
 
     name = "connect4"
     cells = CELLS
     move_names = "column"
 
-    __slots__ = ("_history", "_stack", "current", "mask")
+    __slots__ = ("_stack", "current", "mask")
 
     def __init__(self) -> None:
+        super().__init__()
         self.current = 0  # stones of the side to move
         self.mask = 0  # all stones
-        self._history: list[Move] = []
         self._stack: list[tuple[int, int]] = []
 
     # -- state ---------------------------------------------------------------
-    @property
-    def moves_played(self) -> int:
-        return len(self._history)
-
-    @property
-    def history(self) -> list[Move]:
-        return list(self._history)
-
-    @property
-    def to_move(self) -> int:
-        """0 when the first player is to move, 1 when the second is."""
-        return len(self._history) & 1
-
     def last_move_won(self) -> bool:
         return bool(self._history) and has_line(self.current ^ self.mask)
-
-    def is_terminal(self) -> bool:
-        return len(self._history) == CELLS or self.last_move_won()
-
-    def terminal_score(self) -> int:
-        if self.last_move_won():
-            return -win_score(CELLS, (len(self._history) + 1) // 2)
-        return 0
-
-    def winner(self) -> int | None:
-        """0 (first player) or 1 (second) if someone has four in a row, else None."""
-        return 1 - self.to_move if self.last_move_won() else None
 
     def can_play(self, col: int) -> bool:
         return not self.mask & TOP_MASKS[col]
@@ -230,9 +206,6 @@ class Connect4:
             raise IllegalMoveError(f"move {text!r} is not a column (1-7)")
         return int(text) - 1
 
-    def format_move(self, move: Move) -> str:
-        return str(move + 1)
-
     def cell_owner(self, col: int, row: int) -> int | None:
         """0 (first player), 1 (second) or None; ``row`` 0 is the bottom."""
         bit = 1 << (col * H1 + row)
@@ -240,6 +213,3 @@ class Connect4:
             return None
         side_to_move_owns = bool(self.current & bit)
         return self.to_move if side_to_move_owns else 1 - self.to_move
-
-    def __repr__(self) -> str:
-        return f"Connect4({''.join(self.format_move(m) for m in self._history)!r})"

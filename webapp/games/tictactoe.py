@@ -13,7 +13,7 @@ Each player's stones are a 9-bit integer (bit ``i`` = cell ``i``). X moves first
 from __future__ import annotations
 
 from webapp.engine.game import IllegalMoveError, Move
-from webapp.engine.scores import win_score
+from webapp.games.board import Board
 
 CELLS = 9
 LINES = (
@@ -32,50 +32,25 @@ def _has_line(stones: int) -> bool:
     return any(stones & line == line for line in LINES)
 
 
-class TicTacToe:
+class TicTacToe(Board):
     """A tic-tac-toe position with its move history."""
 
     name = "tictactoe"
     cells = CELLS
     move_names = "cell"
 
-    __slots__ = ("_history", "_stones")
+    __slots__ = ("_stones",)
 
     def __init__(self) -> None:
+        super().__init__()
         self._stones = [0, 0]  # X, O
-        self._history: list[Move] = []
 
     # -- state ---------------------------------------------------------------
-    @property
-    def moves_played(self) -> int:
-        return len(self._history)
-
-    @property
-    def history(self) -> list[Move]:
-        return list(self._history)
-
-    @property
-    def to_move(self) -> int:
-        """0 when X is to move, 1 when O is."""
-        return len(self._history) & 1
-
     def _occupied(self) -> int:
         return self._stones[0] | self._stones[1]
 
     def last_move_won(self) -> bool:
         return bool(self._history) and _has_line(self._stones[1 - self.to_move])
-
-    def is_terminal(self) -> bool:
-        return len(self._history) == CELLS or self.last_move_won()
-
-    def terminal_score(self) -> int:
-        if self.last_move_won():
-            return -win_score(CELLS, (len(self._history) + 1) // 2)
-        return 0
-
-    def winner(self) -> int | None:
-        """0 (X) or 1 (O) if someone has a line, else None."""
-        return 1 - self.to_move if self.last_move_won() else None
 
     # -- moves ---------------------------------------------------------------
     def legal_moves(self) -> list[Move]:
@@ -144,15 +119,9 @@ class TicTacToe:
             raise IllegalMoveError(f"move {text!r} is not a cell (1-9)")
         return int(text) - 1
 
-    def format_move(self, move: Move) -> str:
-        return str(move + 1)
-
     def cell_owner(self, cell: Move) -> int | None:
         """0 (X), 1 (O) or None for an empty cell."""
         for player in (0, 1):
             if self._stones[player] >> cell & 1:
                 return player
         return None
-
-    def __repr__(self) -> str:
-        return f"TicTacToe({''.join(self.format_move(m) for m in self._history)!r})"

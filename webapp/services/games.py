@@ -199,7 +199,10 @@ class GameService:
     def _seated(self, game_id: object, token: str | None) -> GameRecord:
         record = self.get(game_id)
         if not holds_seat(token, record.seat_hash):
-            raise GameError(protocol.SPECTATOR, "You are watching this game: only its player can.")
+            raise GameError(
+                protocol.SPECTATOR,
+                "You are watching this game: only its player can move, undo or change it.",
+            )
         return record
 
     @staticmethod
