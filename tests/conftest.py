@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
+
+from webapp.engine.game import Game
+from webapp.games import new_game
 
 DATA = Path(__file__).parent / "data"
 CONNECT4_DATA = DATA / "connect4"
@@ -22,3 +26,15 @@ def read_positions(name: str, count: int | None = None, step: int = 1) -> list[t
 @pytest.fixture
 def connect4_data() -> Path:
     return CONNECT4_DATA
+
+
+def random_position(game_name: str, plies: int, rng: random.Random) -> Game:
+    """A position after up to ``plies`` random moves that is not over."""
+    while True:
+        game = new_game(game_name)
+        for _ in range(plies):
+            if game.is_terminal():
+                break
+            game.play(rng.choice(game.legal_moves()))
+        if not game.is_terminal():
+            return game

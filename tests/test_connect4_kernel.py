@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import read_positions
+from tests.conftest import random_position, read_positions
 from webapp.engine.search import Limits, Progress, search
 from webapp.games import new_game
 from webapp.games.connect4 import Connect4
@@ -25,17 +25,6 @@ def no_book() -> Iterator[None]:
     native.load_book(Path("/nonexistent/book.bin"))
     yield
     native.load_book()
-
-
-def random_position(rng: random.Random, plies: int) -> Connect4:
-    while True:
-        game = Connect4()
-        for _ in range(plies):
-            if game.is_terminal():
-                break
-            game.play(rng.choice(game.legal_moves()))
-        if not game.is_terminal():
-            return game
 
 
 def assert_legal_line(game: Connect4, pv: str) -> None:
@@ -119,7 +108,7 @@ def test_winning_and_lost_and_finished_positions() -> None:
 def test_depth_limited_scores_match_pure_python(algorithm: str) -> None:
     rng = random.Random(4)
     for _ in range(25):
-        game = random_position(rng, rng.randrange(0, 34))
+        game = random_position("connect4", rng.randrange(0, 34), rng)
         depth = rng.randrange(1, 5 if algorithm == "minimax" else 6)
         fast = search(game, algorithm, Limits(depth=depth), move_scores=True)
         slow = search(game, algorithm, Limits(depth=depth), move_scores=True, native=False)

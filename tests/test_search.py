@@ -12,7 +12,7 @@ import threading
 
 import pytest
 
-from tests.conftest import read_positions
+from tests.conftest import random_position, read_positions
 from webapp.engine.game import Game
 from webapp.engine.search import Limits, Progress, search
 from webapp.games import new_game
@@ -44,17 +44,6 @@ def assert_pv_is_legal(game: Game, pv: str) -> Game:
     for char in pv:
         line.play(line.parse_move(char))
     return line
-
-
-def random_position(game_name: str, plies: int, rng: random.Random) -> Game:
-    while True:
-        game = new_game(game_name)
-        for _ in range(plies):
-            if game.is_terminal():
-                break
-            game.play(rng.choice(game.legal_moves()))
-        if not game.is_terminal():
-            return game
 
 
 # -- tic-tac-toe: the whole game ------------------------------------------------
