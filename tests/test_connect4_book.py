@@ -247,12 +247,19 @@ def test_book_build_solves_every_position_of_its_definition_and_resumes(
     assert reached == {k for k, (columns, _) in by_key.items() if columns}
     log = (work / "solved.txt").read_text().splitlines()
     assert len(log) == len(reached)
-    capsys.readouterr()
+    assert f"this run: {len(reached)} solved" in capsys.readouterr().out
     first = out.read_bytes()
     assert book_build.build(out, LAST, 1, work, 0.0, ROOT) == 0
-    assert f"resuming with {len(reached)} solved positions" in capsys.readouterr().out
+    again = capsys.readouterr().out
+    assert f"resuming with {len(reached)} solved positions" in again
+    assert "this run: 0 solved" in again
     assert out.read_bytes() == first
     assert (work / "solved.txt").read_text().splitlines() == log  # nothing solved again
+    # without its work log (another machine), the book itself says what is solved
+    (work / "solved.txt").unlink()
+    assert book_build.build(out, LAST, 1, work, 0.0, ROOT) == 0
+    assert "this run: 0 solved" in capsys.readouterr().out
+    assert out.read_bytes() == first
 
 
 def min_key(moves: str) -> int:

@@ -211,7 +211,7 @@ def build(
     done = _read_book_solved(out) | _read_solved(log_path)
     print(f"resuming with {len(done)} solved positions" if done else "starting", flush=True)
     started = last_save = time.perf_counter()
-    solved_now = 0
+    solved_now, solve_seconds, solve_nodes = 0, 0.0, 0
     pending: dict[str, int] = {}
 
     def save() -> None:
@@ -240,6 +240,8 @@ def build(
                 log.flush()
                 builder.record(moves, score, columns)
                 solved_now += 1
+                solve_seconds += seconds
+                solve_nodes += nodes
                 print(f"ply {len(moves):2d} {moves or '(empty)':<12} score {score:+3d} columns "
                       f"{columns:07b} {nodes:>13} nodes {seconds:9.2f} s", flush=True)  # fmt: skip
             results = still
@@ -248,8 +250,9 @@ def build(
                 last_save = time.perf_counter()
     save()
     print(f"done: {len(builder.solved)} solved, {len(builder.entries())} entries, complete to "
-          f"{builder.complete_plies(pending)} stones, {solved_now} solved in this run, "
-          f"{time.perf_counter() - started:.0f} s", flush=True)  # fmt: skip
+          f"{builder.complete_plies(pending)} stones, {out.stat().st_size} bytes; this run: "
+          f"{solved_now} solved in {time.perf_counter() - started:.0f} s, {solve_seconds:.0f} "
+          f"s of solving, {solve_nodes} nodes", flush=True)  # fmt: skip
     return 0
 
 
