@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import random
 import struct
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -146,7 +147,7 @@ def corrupt(path: Path, how: str) -> None:
     elif how == "unsorted":
         body = np.frombuffer(bytes(data[32:]), dtype="<u8")[::-1].copy()
         data[32:] = body.tobytes()
-        struct.pack_into("<Q", data, 24, __import__("zlib").crc32(body.tobytes()))
+        struct.pack_into("<Q", data, 24, zlib.crc32(body.tobytes()))
     path.write_bytes(bytes(data))
 
 

@@ -5,12 +5,11 @@ level's limits under the server's caps, every column's score, progress and a
 cancel flag). Opponents: random columns, a depth-6 alpha-beta player, and the
 perfect engine itself. Checked on every engine move: the search finished with
 an exact score, the chosen column's exact score is that score and no column
-scores more, and the engine's value
-never drops (a win stays a win, a draw a draw; an opponent's mistake may only
-improve it); at the end, the game's result is at least what the first
-value promised. Counted too: the moves that came with every column's exact
-score (in the book's range the columns that lose the result may keep only a
-heuristic score: the book holds no value for them).
+scores more, and the engine's value never drops (a win stays a win, a draw a
+draw; an opponent's mistake may only improve it); at the end, the game's result
+is at least what the first value promised. Counted too: the moves that came
+with every column's exact score (in the book's range the columns that lose the
+result may keep only a heuristic score: the book holds no value for them).
 """
 
 from __future__ import annotations
@@ -63,7 +62,6 @@ def engine_move(game: Connect4, seed: int) -> SearchResult:
 @dataclass
 class GameFigures:
     move_seconds: list[float] = field(default_factory=list)
-    moves_by_stones: dict[int, list[float]] = field(default_factory=dict)
     games: int = 0
     wins: int = 0
     draws: int = 0
@@ -86,7 +84,6 @@ def play(opponent: Opponent, engine_first: bool, seed: int, figures: GameFigures
             result = engine_move(game, rng.randrange(1 << 30))
             elapsed = time.perf_counter() - start
             figures.move_seconds.append(elapsed)
-            figures.moves_by_stones.setdefault(len(moves), []).append(elapsed)
             scores = result.move_scores or {}
             chosen = scores.get(result.best_move or "")
             figures.all_exact += all(s.exact for s in scores.values())

@@ -48,6 +48,7 @@ from webapp.games.connect4_kernel.book import (
     unpack,
     write_book,
 )
+from webapp.games.connect4_kernel.position import mirror_key
 
 #: Table slots per worker: 2**24 (256 MiB), far more than a web worker needs.
 WORKER_TABLE_BITS = 24
@@ -60,14 +61,10 @@ def _position(moves: str) -> Connect4:
     return game
 
 
-def _mirror_int(key: int) -> int:
-    return sum(((key >> (7 * col)) & 0x7F) << (7 * (WIDTH - 1 - col)) for col in range(WIDTH))
-
-
 def canonical(game: Connect4) -> tuple[int, bool]:
     """The smaller of the key and its mirror, and whether it is the mirror."""
     key = game.key()
-    mirrored = _mirror_int(key)
+    mirrored = int(mirror_key(np.uint64(key)))
     return (mirrored, True) if mirrored < key else (key, False)
 
 
