@@ -3,7 +3,7 @@
 This runs Flask-SocketIO's own (threaded Werkzeug) server. For deployment,
 run one process with many threads, as Flask-SocketIO's deployment guide says:
 
-    gunicorn -w 1 --threads 100 -b 0.0.0.0:8000 'webapp.app:create_app()'
+    gunicorn -w 1 --threads 100 -b 0.0.0.0:8000 'webapp.web.app:create_app()'
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ def _stop(signum: int, frame: FrameType | None) -> None:
 def main(argv: list[str] | None = None) -> None:
     # Imported here: search workers are spawned processes that re-import this
     # module as __mp_main__, and they need nothing from Flask.
-    from webapp.app import close_app, create_app, socketio
+    from webapp.web.app import close_app, create_app
+    from webapp.web.extensions import socketio
 
     args = parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")

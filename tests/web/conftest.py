@@ -18,7 +18,7 @@ from flask_socketio import SocketIOTestClient
 
 from tests.web.helpers import Listener, create, make_app
 from webapp import protocol
-from webapp.app import close_app, socketio
+from webapp.web.app import close_app, socketio
 
 
 @pytest.fixture

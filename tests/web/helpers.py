@@ -12,7 +12,7 @@ from flask.testing import FlaskClient
 from flask_socketio import SocketIOTestClient
 
 from webapp import protocol
-from webapp.app import create_app, service_of
+from webapp.web.app import create_app, service_of
 
 #: Seconds to wait for the engine or a worker on a loaded machine (never asserted on).
 WAIT = 60.0

@@ -10,8 +10,8 @@ from flask.testing import FlaskClient
 
 from tests.web.helpers import create, stored
 from webapp import protocol
-from webapp.app import service_of
 from webapp.services.seats import cookie_name
+from webapp.web.app import service_of
 
 STATE_KEYS = {
     "id", "game", "moves", "status", "winner", "to_move", "settings", "human_side",

@@ -8,10 +8,10 @@ from flask import Flask
 
 from tests.web.helpers import Listener, create, make_app, wait_until
 from webapp import protocol
-from webapp.app import close_app, service_of, socketio
 from webapp.protocol import DEFAULT_SETTINGS
 from webapp.services.seats import token_hash
 from webapp.store import GameRecord, SQLiteStore
+from webapp.web.app import close_app, service_of, socketio
 
 
 def waiting_for_the_engine(game_id: str) -> GameRecord:

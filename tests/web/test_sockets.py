@@ -14,8 +14,8 @@ from flask import Flask
 
 from tests.web.helpers import Listener, error_code, stored, wait_until
 from webapp import protocol
-from webapp.app import service_of
 from webapp.games import new_game
+from webapp.web.app import service_of
 
 Start = Callable[..., tuple[dict[str, Any], Listener]]
 Watch = Callable[[str], Listener]
@@ -394,7 +394,7 @@ def test_a_full_queue_refuses_moves_and_a_waiting_search_is_told_its_place(
     from flask_socketio import SocketIOTestClient
 
     from tests.web.helpers import WAIT, create, make_app
-    from webapp.app import close_app, socketio
+    from webapp.web.app import close_app, socketio
 
     app = make_app(tmp_path / "busy.db", SEARCH_QUEUE_LIMIT=1)
     clients: list[SocketIOTestClient] = []

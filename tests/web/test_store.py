@@ -1,4 +1,4 @@
-"""The SQLite store (webapp/store.py): what is saved is what comes back, across reopening."""
+"""The SQLite store (webapp/store/sqlite.py): what is saved is what comes back, across reopening."""
 
 from __future__ import annotations
 

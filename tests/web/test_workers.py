@@ -1,4 +1,4 @@
-"""The search worker pool (webapp/workers.py): results, progress, queueing, cancelling, shutdown."""
+"""The search worker pool (webapp/workers): results, progress, queueing, cancelling, shutdown."""
 
 from __future__ import annotations
 

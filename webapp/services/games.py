@@ -16,7 +16,7 @@ from webapp.engine.game import IllegalMoveError
 from webapp.games import GAMES, UnknownGameError, new_game
 from webapp.services.errors import GameError
 from webapp.services.searches import Emit, Searches
-from webapp.services.seats import holds_seat, new_game_id, new_token, token_hash
+from webapp.services.seats import holds_seat, new_game_id, token_hash
 from webapp.services.state import engine_to_move, game_state, result_of, to_move
 from webapp.settings import MID_GAME_KEYS, SettingsError, engine_side, merge_settings
 from webapp.store import GameRecord, GameStore, now
@@ -60,9 +60,9 @@ class GameService:
 
     # -- creating ---------------------------------------------------------------------
     def create(
-        self, game: object, settings: object = None, moves: object = ""
-    ) -> tuple[GameRecord, str]:
-        """A new game and the seat token of its human player."""
+        self, game: object, settings: object = None, moves: object = "", *, owner: str
+    ) -> GameRecord:
+        """A new game whose human seat belongs to the holder of the token ``owner``."""
         if not isinstance(game, str) or game not in GAMES:
             known = ", ".join(sorted(GAMES))
             raise GameError(protocol.UNKNOWN_GAME, f"Unknown game {game!r} (known: {known}).", 400)
@@ -77,18 +77,20 @@ class GameService:
             raise GameError(protocol.ILLEGAL_MOVE, f"Bad starting position: {err}") from None
         except SettingsError as err:
             raise GameError(protocol.BAD_SETTINGS, str(err)) from None
-        token = new_token()
         status, winner = result_of(position)
-        record = GameRecord(new_game_id(), game, moves, chosen, token_hash(token), status, winner)
+        record = GameRecord(new_game_id(), game, moves, chosen, token_hash(owner), status, winner)
         with self.lock:
             if engine_to_move(record) and not self.searches.has_room():
                 raise self._busy()
             self.store.create(record)
             self.searches.try_start_engine(record)
-        return record, token
+        return record
 
-    def another(self, game_id: object, token: str | None, swap: bool) -> tuple[GameRecord, str]:
-        """New game (same settings) or rematch (``swap``: colours swapped) of a player's game."""
+    def another(self, game_id: object, token: str | None, swap: bool) -> GameRecord:
+        """New game (same settings) or rematch (``swap``: colours swapped) of a player's game.
+
+        The new game belongs to the same token.
+        """
         with self.lock:
             old = self._seated(game_id, token)
             settings = dict(old.settings)
@@ -97,7 +99,8 @@ class GameService:
                     "second" if settings["engine_plays"] == "first" else "first"
                 )
             self.searches.stop_engine(old.id)  # its player has moved on
-        return self.create(old.game, settings)
+        assert token is not None  # _seated checked it
+        return self.create(old.game, settings, owner=token)
 
     # -- playing ------------------------------------------------------------------------
     def move(self, game_id: object, move: object, token: str | None) -> GameRecord:
@@ -183,6 +186,17 @@ class GameService:
             for record in self.store.playing(limit * 4):
                 if engine_to_move(record) and not self.searches.try_start_engine(record):
                     break  # the queue is full: the rest resume when someone opens them
+
+    def health(self) -> dict[str, Any]:
+        """``{ok, store, workers}``: what ``GET /healthz`` reports."""
+        try:
+            self.store.check()
+            store = "ok"
+        except Exception as err:  # any failure of the store is "unavailable"
+            store = f"unavailable: {type(err).__name__}"
+        workers = self.searches.pool.stats()
+        ok = store == "ok" and workers["alive"] > 0 and not workers["closed"]
+        return {"ok": ok, "store": store, "workers": workers}
 
     def forget_client(self, sid: str) -> None:
         self.searches.forget_client(sid)

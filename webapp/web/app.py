@@ -15,16 +15,17 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask
-from flask_socketio import SocketIO
 
 from webapp.services import GameService
 from webapp.store import SQLiteStore
+from webapp.web import api, pages, sockets  # noqa: F401  (importing sockets registers its handlers)
+from webapp.web.extensions import socketio
 from webapp.workers import SearchPool
 
 log = logging.getLogger(__name__)
 
 #: The checkout's root: templates/ and static/ sit next to the package.
-CHECKOUT_ROOT = Path(__file__).resolve().parent.parent
+CHECKOUT_ROOT = Path(__file__).resolve().parents[2]
 
 #: Configuration keys and their defaults (override any in create_app's ``config``).
 DEFAULTS: dict[str, Any] = {
@@ -36,9 +37,6 @@ DEFAULTS: dict[str, Any] = {
     "SEAT_COOKIE_SECURE": False,  # True behind HTTPS
     "LOOKAHEAD_ROOT": None,  # the folder with templates/ and static/
 }
-
-#: Built once; every app binds it with init_app (tests make many apps, one at a time).
-socketio = SocketIO()
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
@@ -55,14 +53,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     )
     app.config.update(settings)
 
-    # Imported here because they import `socketio` from this module; importing
-    # `sockets` registers its handlers on `socketio` (applied by init_app).
-    from webapp import api, pages, sockets  # noqa: F401
-
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
     pages.register_error_pages(app)
-    socketio.init_app(app, async_mode="threading")
+    socketio.init_app(app, async_mode="threading")  # `sockets` registered its handlers on it
 
     database = app.config["DATABASE"] or Path(app.instance_path) / "lookahead.sqlite3"
     store = SQLiteStore(database)

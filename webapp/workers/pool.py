@@ -12,16 +12,14 @@ polls. The server clears it before handing that worker its next job, so a
 cancel can never leak into the following search. Results and progress of a
 cancelled job are dropped here; callers never see them.
 
-This module imports nothing from Flask: the workers stay small.
+The worker's own loop is in ``worker.py``; neither imports Flask.
 """
 
 from __future__ import annotations
 
 import logging
 import multiprocessing
-import os
 import queue
-import signal
 import threading
 import time
 from collections import deque
@@ -33,11 +31,10 @@ from multiprocessing.synchronize import Event as EventType
 from typing import Any
 
 from webapp.engine.search import Limits
+from webapp.workers.worker import PARENT_CHECK_SECONDS, worker_main
 
 log = logging.getLogger(__name__)
 
-#: Seconds a worker waits for a task before checking that its server still lives.
-PARENT_CHECK_SECONDS = 1.0
 #: Replacements for dead workers before the pool gives up on them (a crash loop).
 MAX_RESTARTS = 5
 #: Seconds close() gives the workers to finish their searches and exit before killing them.
@@ -174,6 +171,18 @@ class SearchPool:
         """True when a new job would start or wait rather than be refused."""
         with self._lock:
             return not self._closed and (bool(self._idle) or len(self._waiting) < self.queue_limit)
+
+    def stats(self) -> dict[str, Any]:
+        """What the health check reports: workers alive and busy, jobs waiting."""
+        with self._lock:
+            alive = sum(1 for process in self._processes if process.is_alive())
+            return {
+                "workers": self.size,
+                "alive": alive,
+                "busy": len(self._running),
+                "queued": len(self._waiting),
+                "closed": self._closed,
+            }
 
     def wait_ready(self, timeout: float) -> bool:
         """Wait until every worker has started (and warmed up); False on timeout."""
@@ -345,63 +354,3 @@ class _Gone:
 
 
 _GONE: Any = _Gone()
-
-
-# -- the worker process -----------------------------------------------------------------
-
-
-def worker_main(
-    index: int, tasks: Any, results: Any, cancel: EventType, warm_up: bool = True
-) -> None:
-    """A worker: warm up, say ready, then run searches until told to stop (None)."""
-    from webapp.engine.search import search
-    from webapp.games import new_game
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C is the server's to handle
-    parent = os.getppid()
-    if warm_up:
-        warm_up_engine()
-    results.put(("ready", index))
-    while True:
-        try:
-            task = tasks.get(timeout=PARENT_CHECK_SECONDS)
-        except queue.Empty:
-            if os.getppid() != parent:  # the server is gone: do not linger
-                return
-            continue
-        if task is None:
-            return
-        job_id, game, moves, algorithm, limits, seed = task
-
-        def relay(progress: Any, job_id: int = job_id) -> None:
-            results.put(("progress", index, job_id, asdict(progress)))
-
-        try:
-            result = search(
-                new_game(game, moves),
-                algorithm,
-                Limits(**limits),
-                move_scores=True,
-                progress=relay,
-                cancel=cancel,
-                seed=seed,
-            )
-        except Exception as err:
-            results.put(("failed", index, job_id, f"{type(err).__name__}: {err}"))
-        else:
-            results.put(("done", index, job_id, result.to_dict()))
-
-
-def warm_up_engine() -> None:
-    """Run a tiny search of every game so compiled kernels load now, not on a first move."""
-    from webapp.engine.search import search
-    from webapp.games import GAMES, new_game
-
-    for name in GAMES:
-        search(new_game(name, ""), "alphabeta", Limits(depth=1), seed=0)
-    try:
-        from webapp.games.connect4_kernel import warm_up
-
-        warm_up()
-    except Exception as err:  # no kernel: the pure-Python engine serves, slower
-        log.warning("Connect Four kernel warm-up failed: %s", err)

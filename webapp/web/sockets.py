@@ -17,10 +17,10 @@ from flask import request
 from flask_socketio import emit, join_room
 
 from webapp import protocol
-from webapp.api import seat_token, service
-from webapp.app import socketio
 from webapp.services import GameError
 from webapp.services.state import game_url
+from webapp.web.api import seat_token, service
+from webapp.web.extensions import socketio
 
 log = logging.getLogger(__name__)
 
@@ -95,7 +95,8 @@ def on_settings(payload: Payload) -> Payload:
 def _another(payload: Payload, swap: bool) -> Payload:
     """A new game for the sender; its seat token comes in the answer (claim it over HTTP)."""
     game_id = payload["game_id"]
-    record, token = service().another(game_id, seat_token(game_id), swap)
+    token = seat_token(game_id)
+    record = service().another(game_id, token, swap)
     created = {
         "game_id": game_id,
         "id": record.id,

@@ -12,9 +12,10 @@ from flask import Blueprint, Flask, Response, jsonify, redirect, render_template
 from werkzeug.exceptions import HTTPException
 
 from webapp import protocol
-from webapp.api import seat_token, service, set_seat_cookie
 from webapp.games import GAMES
 from webapp.services import GameError
+from webapp.services.seats import new_token
+from webapp.web.api import seat_token, service, set_seat_cookie
 
 bp = Blueprint("pages", __name__)
 
@@ -37,6 +38,13 @@ def home() -> str:
     return render_template("home.html", games=games_list(), config=protocol.client_config())
 
 
+@bp.get("/healthz")
+def healthz() -> tuple[Response, int]:
+    """The store, the workers alive and the queue: 200 when the server can play, else 503."""
+    health = service().health()
+    return jsonify(health), 200 if health["ok"] else 503
+
+
 @bp.get("/g/<game_id>")
 def game(game_id: str) -> Any:
     try:
@@ -53,8 +61,9 @@ def new() -> Any:
     """A position link: ``/new?game=connect4&moves=4453`` (+ engine_plays, algorithm, level...)."""
     try:
         settings = settings_from_query()
-        record, token = service().create(
-            request.args.get("game"), settings, request.args.get("moves", "")
+        token = new_token()
+        record = service().create(
+            request.args.get("game"), settings, request.args.get("moves", ""), owner=token
         )
     except GameError as error:
         return error_page(f"This link cannot start a game: {error.message}", 400)

@@ -13,7 +13,7 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from webapp import protocol
 from webapp.services import GameError, GameService
-from webapp.services.seats import cookie_name, holds_seat
+from webapp.services.seats import cookie_name, holds_seat, new_token
 from webapp.store import GameRecord
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -77,7 +77,10 @@ def create_game() -> Response:
     unknown = set(body) - {"game", "settings", "moves"}
     if unknown:
         raise GameError(protocol.BAD_REQUEST, f"Unknown fields: {', '.join(sorted(unknown))}.")
-    record, token = service().create(body.get("game"), body.get("settings"), body.get("moves"))
+    token = new_token()
+    record = service().create(
+        body.get("game"), body.get("settings"), body.get("moves"), owner=token
+    )
     return created(record, token)
 
 
@@ -89,15 +92,17 @@ def game_state(game_id: str) -> Response:
 @bp.post("/games/<game_id>/new")
 def new_game(game_id: str) -> Response:
     """The player's next game with the same settings."""
-    record, token = service().another(game_id, seat_token(game_id), swap=False)
-    return created(record, token)
+    token = seat_token(game_id)
+    record = service().another(game_id, token, swap=False)
+    return created(record, token or "")
 
 
 @bp.post("/games/<game_id>/rematch")
 def rematch(game_id: str) -> Response:
     """The player's next game with the colours swapped."""
-    record, token = service().another(game_id, seat_token(game_id), swap=True)
-    return created(record, token)
+    token = seat_token(game_id)
+    record = service().another(game_id, token, swap=True)
+    return created(record, token or "")
 
 
 @bp.post("/games/<game_id>/claim")

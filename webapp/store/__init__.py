@@ -1,0 +1,10 @@
+"""Where games live: the ``GameStore`` interface and its backends, one module each.
+
+* ``record``  ``GameRecord`` and the ``GameStore`` protocol
+* ``sqlite``  ``SQLiteStore``, the embedded default
+"""
+
+from webapp.store.record import GameRecord, GameStore, now
+from webapp.store.sqlite import SQLiteStore
+
+__all__ = ["GameRecord", "GameStore", "SQLiteStore", "now"]
