@@ -23,11 +23,12 @@ THINKING = "thinking"  # one per completed depth of the engine's search
 ENGINE_MOVE = "engine_move"  # the engine's move with its full analysis
 ANALYSIS = "analysis"  # the answer to ANALYSE (same fields as ENGINE_MOVE)
 QUEUED = "queued"  # {game_id, position}: all workers busy, waiting its turn
+SCORES = "scores"  # {game_id, moves, to_move, move_scores, complete}: scores of every move
 GAME_CREATED = "game_created"  # {id, url}: answer to NEW_GAME / REMATCH
 ERROR = "error"  # {code, message}
 
 CLIENT_EVENTS = (JOIN, MOVE, UNDO, SETTINGS, NEW_GAME, REMATCH, ANALYSE)
-SERVER_EVENTS = (STATE, THINKING, ENGINE_MOVE, ANALYSIS, QUEUED, GAME_CREATED, ERROR)
+SERVER_EVENTS = (STATE, THINKING, ENGINE_MOVE, ANALYSIS, SCORES, QUEUED, GAME_CREATED, ERROR)
 
 # -- Error codes (the `code` of an ERROR event and of HTTP error bodies) ------
 BAD_REQUEST = "bad_request"  # malformed payload
@@ -40,6 +41,9 @@ BAD_SETTINGS = "bad_settings"
 NOTHING_TO_UNDO = "nothing_to_undo"
 BUSY = "busy"  # the server's search queue is full
 ENGINE_FAILED = "engine_failed"  # the engine's search stopped with an error
+CONFLICT = "conflict"  # the game changed at the same moment (another tab or server)
+STORE_UNAVAILABLE = "store_unavailable"  # the database cannot be read or written now
+CORRUPT_GAME = "corrupt_game"  # the game's stored record is damaged
 
 # -- Games ----------------------------------------------------------------------
 #: The games' display names, by the name used in URLs and the API.

@@ -62,8 +62,26 @@ export function noteEngineMove(model, result = model.state.last_engine_move) {
   if (!result) return;
   const same = (r) =>
     r.kind === "engine" && r.result.best_move === result.best_move && r.result.nodes === result.nodes && r.result.time_ms === result.time_ms;
-  if (model.results.some(same)) return;
+  const known = model.results.find(same);
+  if (known) {
+    if (result.move_scores && !known.result.move_scores) known.result = { ...known.result, move_scores: result.move_scores };
+    return;
+  }
   addResult(model, engineSearchFrom(model.state, result), result, "engine");
+}
+
+/**
+ * The scores of every move of a position the engine searched (a `scores`
+ * event): they come after its move, which went out without them.
+ */
+export function noteScores(model, payload) {
+  for (let i = model.results.length - 1; i >= 0; i -= 1) {
+    const r = model.results[i];
+    if (r.kind === "engine" && r.from === payload.moves) {
+      r.result = { ...r.result, move_scores: { ...(r.result.move_scores || {}), ...payload.move_scores } };
+      return;
+    }
+  }
 }
 
 /**

@@ -46,7 +46,11 @@ M.noteEngineMove(model);
 const socket = connectGame(EV, gameId, {
   connected: () => update(() => (model.connected = true), () => status.clearConnection()),
   disconnected: () => update(() => (model.connected = false), () => status.connectionLost()),
-  [EV.state]: (state) => update(() => applyState(state)),
+  [EV.state]: (state) => {
+    // States can cross on the way (a join's answer and a room broadcast): the newest wins.
+    if (typeof state.version === "number" && state.version < (model.state.version ?? 0)) return;
+    update(() => applyState(state));
+  },
   [EV.thinking]: (row) =>
     update(() => {
       // A new search: shallower than the last row, or of another position.
@@ -71,6 +75,7 @@ const socket = connectGame(EV, gameId, {
       const next = model.compare.waiting[0];
       if (next) socket.analyse(next.algorithm);
     }),
+  [EV.scores]: (payload) => update(() => M.noteScores(model, payload)),
   [EV.queued]: (payload) => update(() => (model.queued = payload.position ?? 0)),
   [EV.error]: (error) =>
     update(() => {

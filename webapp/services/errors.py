@@ -18,6 +18,9 @@ HTTP_STATUS = {
     protocol.NOTHING_TO_UNDO: 409,
     protocol.BUSY: 503,
     protocol.ENGINE_FAILED: 500,
+    protocol.CONFLICT: 409,
+    protocol.STORE_UNAVAILABLE: 503,
+    protocol.CORRUPT_GAME: 500,
 }
 
 

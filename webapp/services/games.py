@@ -2,30 +2,68 @@
 
 Each action validates its input, raises ``GameError`` (changing nothing) when
 it is refused, commits the change to the store, and only then tells the
-game's room. One lock serialises actions and engine results, so the moves
-of a game change one step at a time.
+game's room. Actions on one game run one at a time under that game's lock
+(``locks.GameLocks``); what they have to say is sent after the lock is let go.
+Every change is a compare-and-set on the game's version, so two processes that
+share the store can never both apply a move to one game.
 """
 
 from __future__ import annotations
 
-import threading
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from webapp import protocol
 from webapp.engine.game import IllegalMoveError
 from webapp.games import GAMES, UnknownGameError, new_game
 from webapp.services.errors import GameError
-from webapp.services.searches import Emit, Searches
+from webapp.services.locks import Emit, GameLocks, Outbox
+from webapp.services.searches import Searches
 from webapp.services.seats import holds_seat, new_game_id, token_hash
 from webapp.services.state import engine_to_move, game_state, result_of, to_move
 from webapp.settings import MID_GAME_KEYS, SettingsError, engine_side, merge_settings
-from webapp.store import GameRecord, GameStore, now
+from webapp.store import (
+    CorruptRecord,
+    GameRecord,
+    GameStore,
+    StoreUnavailable,
+    VersionConflict,
+    now,
+)
 from webapp.workers import SearchPool
+
+log = logging.getLogger(__name__)
 
 #: Longest game id looked up (ids are 16 characters; anything longer is no game).
 MAX_ID_LENGTH = 64
 #: Longest move string a new game may start from (a full Connect Four board).
 MAX_MOVES_LENGTH = 42
+#: Unfinished games the engine resumes after a restart (the newest first); the
+#: others resume when someone opens them.
+RESUME_LIMIT = 500
+
+
+@contextmanager
+def storage_errors() -> Iterator[None]:
+    """Turn the store's failures into answers people can read (and log them)."""
+    try:
+        yield
+    except StoreUnavailable as err:
+        log.error("storage unavailable: %s", err)
+        raise GameError(
+            protocol.STORE_UNAVAILABLE, "Storage is unavailable right now. Try again shortly."
+        ) from None
+    except CorruptRecord as err:
+        log.error("cannot load a game: %s", err)
+        raise GameError(
+            protocol.CORRUPT_GAME, "This game's record is damaged and cannot be loaded."
+        ) from None
+    except VersionConflict:
+        raise GameError(
+            protocol.CONFLICT, "The game changed at the same moment. Here is where it stands now."
+        ) from None
 
 
 class GameService:
@@ -35,17 +73,28 @@ class GameService:
         self, store: GameStore, pool: SearchPool, emit: Emit, seed: int | None = None
     ) -> None:
         self.store = store
-        self.lock = threading.RLock()
-        self.searches = Searches(store, pool, emit, self.lock, seed)
+        self.locks = GameLocks()
+        self.searches = Searches(store, pool, emit, self.locks, seed)
         self.emit = emit
         self._closed = False
+
+    @contextmanager
+    def _game(self, game_id: str) -> Iterator[Outbox]:
+        """Hold the game's lock; send what was said once it is let go (also after a refusal)."""
+        out = Outbox()
+        try:
+            with self.locks.hold(game_id), storage_errors():
+                yield out
+        finally:
+            out.flush(self.emit)
 
     # -- reading --------------------------------------------------------------------
     def get(self, game_id: object) -> GameRecord:
         """The game with that id; GameError UNKNOWN_GAME (or BAD_REQUEST) if there is none."""
         if not isinstance(game_id, str) or not game_id:
             raise GameError(protocol.BAD_REQUEST, "game_id must be a non-empty string.")
-        record = self.store.get(game_id) if len(game_id) <= MAX_ID_LENGTH else None
+        with storage_errors():
+            record = self.store.get(game_id) if len(game_id) <= MAX_ID_LENGTH else None
         if record is None:
             raise GameError(protocol.UNKNOWN_GAME, "There is no game with that id.")
         return record
@@ -53,8 +102,7 @@ class GameService:
     def state(self, game_id: object, token: str | None = None) -> dict[str, Any]:
         """The game's state for one viewer: ``seat`` is "player" or "spectator"."""
         record = self.get(game_id)
-        with self.lock:
-            state = game_state(record, self.searches.thinking(record.id))
+        state = game_state(record, self.searches.thinking(record.id))
         state["seat"] = "player" if holds_seat(token, record.seat_hash) else "spectator"
         return state
 
@@ -79,8 +127,8 @@ class GameService:
             raise GameError(protocol.BAD_SETTINGS, str(err)) from None
         status, winner = result_of(position)
         record = GameRecord(new_game_id(), game, moves, chosen, token_hash(owner), status, winner)
-        with self.lock:
-            if engine_to_move(record) and not self.searches.has_room():
+        with self._game(record.id):
+            if engine_to_move(record) and not self.searches.has_room(record):
                 raise self._busy()
             self.store.create(record)
             self.searches.try_start_engine(record)
@@ -89,26 +137,26 @@ class GameService:
     def another(self, game_id: object, token: str | None, swap: bool) -> GameRecord:
         """New game (same settings) or rematch (``swap``: colours swapped) of a player's game.
 
-        The new game belongs to the same token.
+        The new game belongs to the same token. The old game's search stops
+        only once the new game exists.
         """
-        with self.lock:
-            old = self._seated(game_id, token)
-            settings = dict(old.settings)
-            if swap:
-                settings["engine_plays"] = (
-                    "second" if settings["engine_plays"] == "first" else "first"
-                )
-            self.searches.stop_engine(old.id)  # its player has moved on
+        old = self._seated(game_id, token)
+        settings = dict(old.settings)
+        if swap:
+            settings["engine_plays"] = "second" if settings["engine_plays"] == "first" else "first"
         assert token is not None  # _seated checked it
-        return self.create(old.game, settings, owner=token)
+        record = self.create(old.game, settings, owner=token)
+        self.searches.stop_engine(old.id)  # its player has moved on
+        return record
 
     # -- playing ------------------------------------------------------------------------
     def move(self, game_id: object, move: object, token: str | None) -> GameRecord:
         """The human player's move; the engine starts thinking if it is then to move."""
         if not isinstance(move, str) or len(move) != 1:
             raise GameError(protocol.BAD_REQUEST, 'move must be one character, like "4".')
-        with self.lock:
-            record = self._seated(game_id, token)
+        record = self.get(game_id)
+        with self._game(record.id) as out:
+            record = self._seated(record.id, token)
             self._check_playing(record)
             if to_move(record) != 1 - engine_side(record.settings):
                 raise GameError(protocol.NOT_YOUR_TURN, "It is the engine's turn.")
@@ -120,34 +168,36 @@ class GameService:
             except IllegalMoveError as err:
                 raise GameError(protocol.ILLEGAL_MOVE, str(err)) from None
             status, winner = result_of(position)
-            if status == "playing" and not self.searches.has_room():
+            if status == "playing" and not self.searches.has_room(record):
                 raise self._busy()
             record.moves += move
-            self._save(record, status, winner)
+            self._save(record, status, winner, out)
             self.searches.try_start_engine(record)
-            self.searches.publish(record)
+            self.searches.publish(record, out)
             return record
 
     def undo(self, game_id: object, token: str | None) -> GameRecord:
         """Take back the human's last move and the engine's reply to it (if made)."""
-        with self.lock:
-            record = self._seated(game_id, token)
+        record = self.get(game_id)
+        with self._game(record.id) as out:
+            record = self._seated(record.id, token)
             human = 1 - engine_side(record.settings)
             keep = max((i for i in range(len(record.moves)) if i % 2 == human), default=None)
             if keep is None:
                 raise GameError(protocol.NOTHING_TO_UNDO, "You have no move to take back.")
-            self.searches.stop_engine(record.id)
             record.moves = record.moves[:keep]
             record.last_engine_move = None
-            self._save(record, *result_of(new_game(record.game, record.moves)))
+            self._save(record, *result_of(new_game(record.game, record.moves)), out)
+            self.searches.stop_engine(record.id)
             self.searches.try_start_engine(record)
-            self.searches.publish(record)
+            self.searches.publish(record, out)
             return record
 
     def change_settings(self, game_id: object, changes: object, token: str | None) -> GameRecord:
         """New engine settings, from the engine's next move (a search under way restarts)."""
-        with self.lock:
-            record = self._seated(game_id, token)
+        record = self.get(game_id)
+        with self._game(record.id) as out:
+            record = self._seated(record.id, token)
             try:
                 settings = merge_settings(changes, record.settings, creating=False)
             except SettingsError as err:
@@ -156,36 +206,48 @@ class GameService:
                 settings[key] != record.settings[key] for key in MID_GAME_KEYS - {"show_analysis"}
             )
             record.settings = settings
-            self._save(record, record.status, record.winner)
-            if search_changed and self.searches.thinking(record.id):
+            self._save(record, record.status, record.winner, out)
+            if search_changed:
                 self.searches.stop_engine(record.id)  # the search under way is moot
+            else:
+                self.searches.follow(record)  # it still holds: tie it to the new version
             self.searches.try_start_engine(record)
-            self.searches.publish(record)
+            self.searches.publish(record, out)
             return record
 
-    def analyse(self, game_id: object, algorithm: object, sid: str) -> None:
-        """Analyse the position with ``algorithm`` for one client (players and spectators)."""
+    def analyse(
+        self, game_id: object, algorithm: object, sid: str, token: str | None, owner: str
+    ) -> None:
+        """Analyse the position with ``algorithm`` for one client (players and spectators).
+
+        ``owner`` says who asks (an identity, else an address): quotas and fairness.
+        """
         if not isinstance(algorithm, str) or algorithm not in protocol.ALGORITHMS:
             raise GameError(
                 protocol.BAD_REQUEST, f"algorithm must be one of {', '.join(protocol.ALGORITHMS)}."
             )
-        with self.lock:
-            self.searches.analyse(self.get(game_id), algorithm, sid)
+        record = self.get(game_id)
+        player = holds_seat(token, record.seat_hash)
+        self.searches.analyse(record, algorithm, sid, owner, player)
 
     # -- life cycle ------------------------------------------------------------------------
     def wake(self, game_id: str) -> None:
         """Start the engine if it is to move and idle (a game left waiting, e.g. by a restart)."""
-        with self.lock:
+        with self._game(game_id) as out:
             record = self.store.get(game_id)
             if record is not None and self.searches.try_start_engine(record):
-                self.searches.publish(record)
+                self.searches.publish(record, out)
 
-    def resume(self, limit: int) -> None:
-        """After a restart: let the engine move in games it was thinking in (the newest first)."""
-        with self.lock:
-            for record in self.store.playing(limit * 4):
-                if engine_to_move(record) and not self.searches.try_start_engine(record):
-                    break  # the queue is full: the rest resume when someone opens them
+    def resume(self) -> None:
+        """After a restart: let the engine move in games it was to move in (the newest first)."""
+        try:
+            waiting = [r for r in self.store.playing(RESUME_LIMIT) if engine_to_move(r)]
+        except StoreUnavailable as err:
+            log.error("cannot resume games: %s", err)
+            return
+        for record in waiting:
+            with self.locks.hold(record.id):
+                self.searches.try_start_engine(record)
 
     def health(self) -> dict[str, Any]:
         """``{ok, store, workers}``: what ``GET /healthz`` reports."""
@@ -202,12 +264,15 @@ class GameService:
         self.searches.forget_client(sid)
 
     def close(self) -> None:
-        """Stop the searches, then the store. Idempotent."""
+        """Stop: no running search is committed (restart resumes them), then close the store.
+
+        Idempotent.
+        """
+        self.searches.close()
         self.searches.pool.close()
-        with self.lock:
-            if not self._closed:
-                self._closed = True
-                self.store.close()
+        if not self._closed:
+            self._closed = True
+            self.store.close()
 
     # -- helpers -------------------------------------------------------------------------
     def _seated(self, game_id: object, token: str | None) -> GameRecord:
@@ -224,9 +289,16 @@ class GameService:
         if record.status != "playing":
             raise GameError(protocol.GAME_OVER, "The game is over.")
 
-    def _save(self, record: GameRecord, status: str, winner: int | None) -> None:
+    def _save(self, record: GameRecord, status: str, winner: int | None, out: Outbox) -> None:
+        """Commit a change (compare-and-set); on a lost race tell the room where the game is."""
         record.status, record.winner, record.updated_at = status, winner, now()
-        self.store.save(record)
+        try:
+            self.store.save(record)
+        except VersionConflict:
+            current = self.store.get(record.id)
+            if current is not None:
+                self.searches.publish(current, out)
+            raise
 
     @staticmethod
     def _busy() -> GameError:

@@ -1,53 +1,80 @@
 """The engine's side of the service: start searches, relay their progress, apply their moves.
 
-At most one engine search per game is current; its job id is remembered
-here. Anything that makes it moot (undo, a settings change, a new game)
-cancels it, and a result that is not the current job's, or that was searched
-from other moves than the game now has, is dropped. Analyses ("analyse this
-position") belong to the client that asked, one at a time.
+Three kinds of work go to the pool, in this order of priority:
 
-Callbacks run on the pool's relay thread and take the service's lock, so a
-result and a player's action never interleave. A move is committed to the
-store before it is broadcast.
+* the engine's move (``ENGINE``): the critical path. It searches for the move
+  only (no scores of the other moves), so the reply goes out as soon as the
+  book or the search has it;
+* the scores of the moves the engine did not play (``SCORES``), searched once
+  the move is sent, streamed to the room as a ``scores`` event and kept with
+  the game's last engine move; dropped under load;
+* analyses someone asked for (``ANALYSIS``), sent to the asker only.
+
+At most one engine search per game is current. It is tied to the game's
+version: anything that changes the game (undo, settings, a new game) cancels
+it, and a result for another version is dropped. A failed engine search is
+tried again at once, then reported and tried again after a growing delay, so
+a game never rests with the engine to move and nothing on the way.
+
+Callbacks run on the pool's relay thread. They take the game's lock to apply
+a result and send what they have to say after letting it go.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from webapp import protocol
 from webapp.games import new_game
 from webapp.services.errors import GameError
+from webapp.services.locks import Emit, GameLocks, Outbox
 from webapp.services.state import engine_to_move, game_state, result_of
 from webapp.settings import search_limits
-from webapp.store import GameRecord, GameStore, now
-from webapp.workers import PoolBusy, SearchJob, SearchPool
+from webapp.store import GameRecord, GameStore, StoreError, now
+from webapp.workers import PoolBusy, Priority, SearchJob, SearchPool
 
 log = logging.getLogger(__name__)
 
-#: emit(event, payload, to): send to a room (a game id) or one client (its sid).
-Emit = Callable[[str, dict[str, Any], str], None]
+ENGINE, SCORES, ANALYSIS = "engine", "scores", "analysis"
+#: Failed engine searches tried again at once before the room is told.
+IMMEDIATE_RETRIES = 1
+#: Seconds before each later try (the last one repeats).
+RETRY_DELAYS = (2.0, 10.0, 30.0, 60.0)
 
-ENGINE, ANALYSIS = "engine", "analysis"
+
+@dataclass
+class EngineTask:
+    """The engine's current work in one game: a job, or a retry waiting on a timer."""
+
+    version: int  # the game's version it searches for
+    moves: str
+    job_id: int | None = None
+    failures: int = 0
+    timer: threading.Timer | None = None
 
 
 class Searches:
-    """Engine moves and analyses for every game, run in ``pool``."""
+    """Engine moves, their scores and analyses for every game, run in ``pool``."""
 
     def __init__(
         self,
         store: GameStore,
         pool: SearchPool,
         emit: Emit,
-        lock: threading.RLock,
+        locks: GameLocks,
         seed: int | None = None,
+        retry_delays: tuple[float, ...] = RETRY_DELAYS,
     ) -> None:
-        self.store, self.pool, self.emit, self.lock, self.seed = store, pool, emit, lock, seed
-        self._engine: dict[str, int] = {}  # game id -> its current engine job
+        self.store, self.pool, self.emit, self.locks, self.seed = store, pool, emit, locks, seed
+        self.retry_delays = retry_delays
+        self._guard = threading.Lock()  # guards the three maps below
+        self._engine: dict[str, EngineTask] = {}  # game id -> the engine's work
+        self._scores: dict[str, int] = {}  # game id -> its scores job
         self._analyses: dict[str, int] = {}  # client sid -> its analysis job
+        self._closing = False
         pool.on_progress, pool.on_result, pool.on_queued = (
             self._on_progress,
             self._on_result,
@@ -56,63 +83,99 @@ class Searches:
 
     # -- questions ----------------------------------------------------------------
     def thinking(self, game_id: str) -> bool:
-        return game_id in self._engine
+        with self._guard:
+            return game_id in self._engine
 
     def queued(self, game_id: str) -> dict[str, Any] | None:
         """The ``queued`` payload of the game's engine search if it waits for a worker."""
-        with self.lock:
-            job_id = self._engine.get(game_id)
+        with self._guard:
+            task = self._engine.get(game_id)
+        job_id = None if task is None else task.job_id
         place = None if job_id is None else self.pool.position(job_id)
         return None if place is None else {"game_id": game_id, "position": place, "kind": ENGINE}
 
-    def has_room(self) -> bool:
-        return self.pool.has_room()
+    def has_room(self, record: GameRecord) -> bool:
+        """True when the pool would take this game's next engine search."""
+        return self.pool.has_room(Priority.ENGINE, owner=record.seat_hash, game_id=record.id)
 
-    def publish(self, record: GameRecord) -> None:
-        """Send the game's state to everyone in its room (the caller holds the lock)."""
-        self.emit(protocol.STATE, game_state(record, self.thinking(record.id)), record.id)
+    def publish(self, record: GameRecord, out: Outbox) -> None:
+        """Tell the game's room its state (sent when the caller lets the game's lock go)."""
+        out.send(protocol.STATE, game_state(record, self.thinking(record.id)), record.id)
 
-    # -- the engine's moves ---------------------------------------------------------
+    # -- the engine's moves (the caller holds the game's lock) ------------------------
     def start_engine(self, record: GameRecord) -> bool:
-        """Start the engine's search if it is to move and not searching yet; True if started.
+        """Start the engine's search if it is to move and idle; True if started.
 
-        Raises PoolBusy when the queue is full.
+        Raises PoolBusy when the pool refuses the job.
         """
-        if not engine_to_move(record) or record.id in self._engine:
+        if self._closing or not engine_to_move(record) or self.thinking(record.id):
             return False
-        job = SearchJob(
+        task = EngineTask(record.version, record.moves)
+        task.job_id = self.pool.submit(self._engine_job(record))
+        with self._guard:
+            self._engine[record.id] = task
+        return True
+
+    def try_start_engine(self, record: GameRecord) -> bool:
+        """``start_engine``; when the pool is full the game waits for a retry, not for ever."""
+        try:
+            return self.start_engine(record)
+        except PoolBusy:
+            log.warning("search pool full: the engine's move in %s waits for a retry", record.id)
+            task = EngineTask(record.version, record.moves)
+            with self._guard:
+                self._engine[record.id] = task
+            self._retry_later(record.id, task)
+            return True
+
+    def stop_engine(self, game_id: str) -> None:
+        """Cancel the game's engine search (or its waiting retry) and its scores search."""
+        with self._guard:
+            task = self._engine.pop(game_id, None)
+            scores = self._scores.pop(game_id, None)
+        if task is not None:
+            if task.timer is not None:
+                task.timer.cancel()
+            if task.job_id is not None:
+                self.pool.cancel(task.job_id)
+        if scores is not None:
+            self.pool.cancel(scores)
+
+    def follow(self, record: GameRecord) -> None:
+        """The game changed in a way its engine search does not care about: keep the search."""
+        with self._guard:
+            task = self._engine.get(record.id)
+            if task is not None and task.moves == record.moves:
+                task.version = record.version
+
+    def _engine_job(self, record: GameRecord) -> SearchJob:
+        return SearchJob(
             record.game,
             record.moves,
             record.settings["algorithm"],
             search_limits(record.settings, record.game),
             seed=self.seed,
             tag=(ENGINE, record.id, None),
+            move_scores=False,  # the critical path: the move, nothing else
+            priority=Priority.ENGINE,
+            owner=record.seat_hash,
+            game_id=record.id,
         )
-        # The caller holds the lock, so no callback can see the job before this is set.
-        self._engine[record.id] = self.pool.submit(job)
-        return True
-
-    def try_start_engine(self, record: GameRecord) -> bool:
-        """``start_engine``, leaving the game waiting (not failing) when the queue is full."""
-        try:
-            return self.start_engine(record)
-        except PoolBusy:
-            log.warning("search queue full: the engine's move in %s waits", record.id)
-            return False
-
-    def stop_engine(self, game_id: str) -> None:
-        """Cancel the game's engine search, if any."""
-        job_id = self._engine.pop(game_id, None)
-        if job_id is not None:
-            self.pool.cancel(job_id)
 
     # -- analyses -------------------------------------------------------------------
-    def analyse(self, record: GameRecord, algorithm: str, sid: str) -> None:
-        """Search the game's position with ``algorithm`` for client ``sid`` only."""
+    def analyse(
+        self, record: GameRecord, algorithm: str, sid: str, owner: str, player: bool
+    ) -> None:
+        """Search the game's position with ``algorithm`` for client ``sid`` only.
+
+        The player's own analyses come before spectators' (``player``).
+        """
         if record.status != "playing":
             raise GameError(protocol.GAME_OVER, "The game is over: there is nothing to analyse.")
-        if sid in self._analyses:
-            raise GameError(protocol.BUSY, "Your previous analysis is still running.")
+        with self._guard:
+            if sid in self._analyses:
+                raise GameError(protocol.BUSY, "Your previous analysis is still running.")
+            self._analyses[sid] = 0  # reserved: a second request meanwhile is refused
         job = SearchJob(
             record.game,
             record.moves,
@@ -120,71 +183,119 @@ class Searches:
             search_limits(record.settings, record.game, algorithm),
             seed=self.seed,
             tag=(ANALYSIS, record.id, sid),
+            priority=Priority.SCORES if player else Priority.ANALYSIS,
+            owner=owner,
+            game_id=record.id,
         )
         try:
-            self._analyses[sid] = self.pool.submit(job)
+            job_id = self.pool.submit(job)
         except PoolBusy as busy:
+            with self._guard:
+                self._analyses.pop(sid, None)
             raise GameError(protocol.BUSY, f"The server is busy: {busy}. Try again soon.") from None
+        with self._guard:
+            if sid in self._analyses:
+                self._analyses[sid] = job_id
+                return
+        self.pool.cancel(job_id)  # the client left meanwhile
 
     def forget_client(self, sid: str) -> None:
         """A client left: cancel its analysis."""
-        with self.lock:
+        with self._guard:
             job_id = self._analyses.pop(sid, None)
-        if job_id is not None:
+        if job_id:
             self.pool.cancel(job_id)
+
+    def close(self) -> None:
+        """From now on no result is applied and no retry runs (the server is stopping)."""
+        with self._guard:
+            self._closing = True
+            tasks = list(self._engine.values())
+        for task in tasks:
+            if task.timer is not None:
+                task.timer.cancel()
 
     # -- the pool's callbacks (relay thread) ---------------------------------------------
     def _on_queued(self, job: SearchJob, position: int) -> None:
         kind, game_id, sid = job.tag
+        if kind == SCORES:
+            return
         payload = {"game_id": game_id, "position": position, "kind": kind}
         self.emit(protocol.QUEUED, payload, game_id if kind == ENGINE else sid)
 
     def _on_progress(self, job: SearchJob, progress: dict[str, Any]) -> None:
         kind, game_id, _ = job.tag
-        if kind != ENGINE:
+        if kind != ENGINE or not self._current(game_id, job.id):
             return
-        with self.lock:
-            if self._engine.get(game_id) != job.id:
-                return
-            payload = {"game_id": game_id, "moves": job.moves, "algorithm": job.algorithm}
-            payload |= progress
-            seconds = progress["elapsed_ms"] / 1000.0
-            payload["nps"] = round(progress["nodes"] / seconds) if seconds > 0 else None
-            self.emit(protocol.THINKING, payload, game_id)
+        payload = {"game_id": game_id, "moves": job.moves, "algorithm": job.algorithm}
+        payload |= progress
+        seconds = progress["elapsed_ms"] / 1000.0
+        payload["nps"] = round(progress["nodes"] / seconds) if seconds > 0 else None
+        self.emit(protocol.THINKING, payload, game_id)
 
     def _on_result(self, job: SearchJob, result: dict[str, Any] | None, error: str | None) -> None:
+        if self._closing:
+            return  # a stopping server commits nothing
         kind, game_id, sid = job.tag
-        with self.lock:
-            if kind == ANALYSIS:
-                if self._analyses.get(sid) == job.id:
+        if kind == ANALYSIS:
+            with self._guard:
+                mine = self._analyses.get(sid) == job.id
+                if mine:
                     del self._analyses[sid]
-                    self._send_analysis(job, result, error)
-            elif self._engine.get(game_id) == job.id:
-                del self._engine[game_id]
-                self._apply_engine_move(job, result, error)
+            if mine:
+                self._send_analysis(job, result, error)
+        elif kind == SCORES:
+            with self._guard:
+                mine = self._scores.get(game_id) == job.id
+                if mine:
+                    del self._scores[game_id]
+            if mine and result is not None:
+                self._apply_scores(job, result)
+        elif self._current(game_id, job.id):
+            out = Outbox()
+            try:
+                with self.locks.hold(game_id):
+                    self._apply_engine_result(job, result, error, out)
+            finally:
+                out.flush(self.emit)
+
+    def _current(self, game_id: str, job_id: int) -> bool:
+        with self._guard:
+            task = self._engine.get(game_id)
+            return task is not None and task.job_id == job_id
 
     def _send_analysis(
         self, job: SearchJob, result: dict[str, Any] | None, error: str | None
     ) -> None:
         sid = job.tag[2]
         if result is None:
-            failed = GameError(protocol.ENGINE_FAILED, f"The analysis failed: {error}")
+            why = "the server is busy" if job.dropped else error
+            failed = GameError(protocol.ENGINE_FAILED, f"The analysis failed: {why}")
             self.emit(protocol.ERROR, failed.payload(), sid)
             return
         self.emit(protocol.ANALYSIS, move_payload(job, result), sid)
 
-    def _apply_engine_move(
-        self, job: SearchJob, result: dict[str, Any] | None, error: str | None
+    # -- applying an engine result (the game's lock is held) -------------------------------
+    def _apply_engine_result(
+        self, job: SearchJob, result: dict[str, Any] | None, error: str | None, out: Outbox
     ) -> None:
         game_id = job.tag[1]
-        record = self.store.get(game_id)
-        if record is None or record.moves != job.moves or not engine_to_move(record):
+        with self._guard:
+            task = self._engine.get(game_id)
+        if task is None or task.job_id != job.id:
+            return  # cancelled while waiting for the lock
+        try:
+            record = self.store.get(game_id)
+        except StoreError as err:
+            log.error("engine result for %s not applied: %s", game_id, err)
+            self._failed(game_id, task, f"the store failed: {err}", out)
+            return
+        if record is None or record.version != task.version or not engine_to_move(record):
+            with self._guard:
+                self._engine.pop(game_id, None)
             return  # the game moved on: this result is stale
         if result is None or not result.get("best_move"):
-            log.error("engine search failed in %s: %s", game_id, error)
-            self.publish(record)
-            failed = GameError(protocol.ENGINE_FAILED, f"The engine could not move: {error}")
-            self.emit(protocol.ERROR, failed.payload(), game_id)
+            self._failed(game_id, task, error or "no move found", out, record)
             return
         position = new_game(record.game, record.moves)
         position.play(position.parse_move(result["best_move"]))
@@ -193,9 +304,129 @@ class Searches:
         record.status, record.winner = result_of(position)
         record.last_engine_move = payload
         record.updated_at = now()
-        self.store.save(record)  # committed before anyone hears of it
-        self.publish(record)
-        self.emit(protocol.ENGINE_MOVE, payload, game_id)
+        try:
+            self.store.save(record)  # committed (compare-and-set) before anyone hears of it
+        except StoreError as err:
+            log.error("engine move in %s not stored: %s", game_id, err)
+            self._failed(game_id, task, f"the store failed: {err}", out)
+            return
+        with self._guard:
+            self._engine.pop(game_id, None)
+        self.publish(record, out)
+        out.send(protocol.ENGINE_MOVE, payload, game_id)
+        self._start_scores(job, game_id)
+
+    def _failed(
+        self,
+        game_id: str,
+        task: EngineTask,
+        why: str,
+        out: Outbox,
+        record: GameRecord | None = None,
+    ) -> None:
+        """Try a failed engine search again: at once, then (after telling the room) later."""
+        task.failures += 1
+        task.job_id = None
+        log.error("engine search failed in %s (%d): %s", game_id, task.failures, why)
+        if task.failures <= IMMEDIATE_RETRIES and record is not None:
+            try:
+                task.job_id = self.pool.submit(self._engine_job(record))
+                return
+            except PoolBusy:
+                pass
+        failed = GameError(
+            protocol.ENGINE_FAILED, f"The engine could not move ({why}); it will try again."
+        )
+        out.send(protocol.ERROR, failed.payload(), game_id)
+        self._retry_later(game_id, task)
+
+    def _retry_later(self, game_id: str, task: EngineTask) -> None:
+        index = min(max(task.failures - IMMEDIATE_RETRIES - 1, 0), len(self.retry_delays) - 1)
+        timer = threading.Timer(self.retry_delays[index], self._retry, args=(game_id, task))
+        timer.daemon = True
+        task.timer = timer
+        timer.start()
+
+    def _retry(self, game_id: str, task: EngineTask) -> None:
+        if self._closing:
+            return
+        with self.locks.hold(game_id):
+            with self._guard:
+                if self._engine.get(game_id) is not task:
+                    return  # stopped meanwhile
+            try:
+                record = self.store.get(game_id)
+            except StoreError as err:
+                task.failures += 1
+                log.error("engine retry in %s: %s", game_id, err)
+                self._retry_later(game_id, task)
+                return
+            if record is None or record.version != task.version or not engine_to_move(record):
+                with self._guard:
+                    self._engine.pop(game_id, None)
+                return
+            try:
+                task.job_id = self.pool.submit(self._engine_job(record))
+                task.timer = None
+            except PoolBusy:
+                task.failures += 1
+                self._retry_later(game_id, task)
+
+    # -- the scores of the moves not played (after the move is sent) ---------------------
+    def _start_scores(self, engine_job: SearchJob, game_id: str) -> None:
+        job = SearchJob(
+            engine_job.game,
+            engine_job.moves,
+            engine_job.algorithm,
+            engine_job.limits,
+            seed=self.seed,
+            tag=(SCORES, game_id, None),
+            priority=Priority.SCORES,
+            owner=engine_job.owner,
+            game_id=game_id,
+        )
+        with self._guard:
+            older = self._scores.pop(game_id, None)
+        if older is not None:
+            self.pool.cancel(older)
+        try:
+            job_id = self.pool.submit(job)
+        except PoolBusy:
+            return  # display work: skipped under load
+        with self._guard:
+            self._scores[game_id] = job_id
+
+    def _apply_scores(self, job: SearchJob, result: dict[str, Any]) -> None:
+        game_id = job.tag[1]
+        scores = result.get("move_scores") or {}
+        payload = {
+            "game_id": game_id,
+            "moves": job.moves,
+            "to_move": len(job.moves) % 2,
+            "move_scores": scores,
+            "complete": bool(scores) and all(s["exact"] for s in scores.values()),
+        }
+        out = Outbox()
+        try:
+            with self.locks.hold(game_id):
+                self._store_scores(game_id, job.moves, scores)
+                out.send(protocol.SCORES, payload, game_id)
+        finally:
+            out.flush(self.emit)
+
+    def _store_scores(self, game_id: str, moves: str, scores: dict[str, Any]) -> None:
+        """Keep the scores with the game's last engine move, if it is still that search's."""
+        try:
+            record = self.store.get(game_id)
+            last = None if record is None else record.last_engine_move
+            if record is None or last is None or last.get("moves") != moves:
+                return
+            if self.thinking(game_id):
+                return  # never bump the version an engine search is tied to
+            record.last_engine_move = {**last, "move_scores": scores}
+            self.store.save(record)
+        except StoreError as err:
+            log.warning("scores for %s not stored: %s", game_id, err)
 
 
 def move_payload(job: SearchJob, result: dict[str, Any]) -> dict[str, Any]:

@@ -39,6 +39,7 @@ def game_state(record: GameRecord, thinking: bool) -> dict[str, Any]:
     position = new_game(record.game, record.moves)
     return {
         "id": record.id,
+        "version": record.version,  # grows with every change: clients drop older states
         "game": record.game,
         "moves": record.moves,
         "status": record.status,

@@ -4,7 +4,17 @@
 * ``sqlite``  ``SQLiteStore``, the embedded default
 """
 
+from webapp.store.errors import CorruptRecord, StoreError, StoreUnavailable, VersionConflict
 from webapp.store.record import GameRecord, GameStore, now
 from webapp.store.sqlite import SQLiteStore
 
-__all__ = ["GameRecord", "GameStore", "SQLiteStore", "now"]
+__all__ = [
+    "CorruptRecord",
+    "GameRecord",
+    "GameStore",
+    "SQLiteStore",
+    "StoreError",
+    "StoreUnavailable",
+    "VersionConflict",
+    "now",
+]

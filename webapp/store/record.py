@@ -31,6 +31,7 @@ class GameRecord:
     last_engine_move: dict[str, Any] | None = None  # the last engine_move payload
     created_at: str = field(default_factory=now)
     updated_at: str = field(default_factory=now)
+    version: int = 0  # grows by one with every committed change; 1 once created
 
 
 class GameStore(Protocol):

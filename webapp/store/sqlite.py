@@ -60,6 +60,7 @@ class SQLiteStore:
                     record.updated_at,
                 ),
             )
+        record.version = 1
 
     def get(self, game_id: str) -> GameRecord | None:
         with self._lock:
@@ -83,6 +84,7 @@ class SQLiteStore:
                     record.id,
                 ),
             )
+        record.version += 1
 
     def playing(self, limit: int) -> list[GameRecord]:
         with self._lock:

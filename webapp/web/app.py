@@ -68,7 +68,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     service = GameService(store, pool, _emit, seed=app.config["SEARCH_SEED"])
     app.extensions["lookahead"] = service
     pool.start(socketio.start_background_task)
-    service.resume(app.config["SEARCH_QUEUE_LIMIT"])
+    service.resume()
     weakref.finalize(app, service.close)  # at exit, if nobody closed it first
     log.info("Lookahead: games in %s, %d search workers", database, pool.size)
     return app

@@ -18,6 +18,7 @@ from flask_socketio import emit, join_room
 
 from webapp import protocol
 from webapp.services import GameError
+from webapp.services.seats import token_hash
 from webapp.services.state import game_url
 from webapp.web.api import seat_token, service
 from webapp.web.extensions import socketio
@@ -50,6 +51,12 @@ def handles(event: str) -> Callable[[Handler], Handler]:
     return decorate
 
 
+def requester() -> str:
+    """Who sends this event, for quotas: the browser's seat token (hashed) or its address."""
+    token = request.cookies.get("lookahead_id")
+    return "id:" + token_hash(token) if token else f"addr:{request.remote_addr}"
+
+
 def sid() -> str:
     client: str = request.sid  # type: ignore[attr-defined]
     return client
@@ -59,8 +66,9 @@ def sid() -> str:
 def on_join(payload: Payload) -> Payload:
     """Enter the game's room; answer with its state (and the sender's seat)."""
     game_id = payload["game_id"]
+    service().get(game_id)  # no room for a game that does not exist
+    join_room(game_id)  # in the room before reading: no change can fall in between
     state = service().state(game_id, seat_token(game_id))
-    join_room(game_id)
     emit(protocol.STATE, state)
     service().wake(game_id)  # a game left waiting for the engine (e.g. by a restart)
     queued = service().searches.queued(game_id)
@@ -121,7 +129,8 @@ def on_rematch(payload: Payload) -> Payload:
 @handles(protocol.ANALYSE)
 def on_analyse(payload: Payload) -> Payload:
     """Analyse the position with an algorithm; the ``analysis`` event goes to the sender."""
-    service().analyse(payload["game_id"], payload.get("algorithm"), sid())
+    game_id = payload["game_id"]
+    service().analyse(game_id, payload.get("algorithm"), sid(), seat_token(game_id), requester())
     return {"ok": True}
 
 

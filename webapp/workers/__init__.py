@@ -4,6 +4,6 @@
 * ``worker``  the worker process's main loop (imports nothing from Flask)
 """
 
-from webapp.workers.pool import PoolBusy, SearchJob, SearchPool
+from webapp.workers.pool import PoolBusy, Priority, SearchJob, SearchPool
 
-__all__ = ["PoolBusy", "SearchJob", "SearchPool"]
+__all__ = ["PoolBusy", "Priority", "SearchJob", "SearchPool"]

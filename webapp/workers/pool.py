@@ -25,6 +25,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from enum import IntEnum
 from itertools import count
 from multiprocessing.context import SpawnProcess
 from multiprocessing.synchronize import Event as EventType
@@ -43,6 +44,14 @@ SHUTDOWN_SECONDS = 5.0
 _context = multiprocessing.get_context("spawn")
 
 
+class Priority(IntEnum):
+    """Which work runs first."""
+
+    ENGINE = 0  # a player's engine move: the critical path
+    SCORES = 1  # display work for a player's own game; dropped under load
+    ANALYSIS = 2  # an analysis someone asked for
+
+
 @dataclass(eq=False)  # a job is itself: two searches of one position are two jobs
 class SearchJob:
     """One search to run. ``tag`` is the caller's and never leaves this process."""
@@ -53,13 +62,26 @@ class SearchJob:
     limits: Limits
     seed: int | None = None
     tag: Any = None
+    move_scores: bool = True
+    priority: Priority = Priority.ENGINE
+    owner: str = ""
+    game_id: str = ""
     id: int = 0  # given by SearchPool.submit
     cancelled: bool = field(default=False, repr=False)
+    dropped: bool = field(default=False, repr=False)
 
     def task(self) -> tuple[Any, ...]:
         """What is sent to a worker (plain, picklable values)."""
         limits = self.limits
-        return (self.id, self.game, self.moves, self.algorithm, asdict(limits), self.seed)
+        return (
+            self.id,
+            self.game,
+            self.moves,
+            self.algorithm,
+            asdict(limits),
+            self.seed,
+            self.move_scores,
+        )
 
 
 class PoolBusy(RuntimeError):
@@ -167,7 +189,9 @@ class SearchPool:
             q.join_thread()
 
     # -- jobs ---------------------------------------------------------------------
-    def has_room(self) -> bool:
+    def has_room(
+        self, priority: Priority = Priority.ENGINE, owner: str = "", game_id: str = ""
+    ) -> bool:
         """True when a new job would start or wait rather than be refused."""
         with self._lock:
             return not self._closed and (bool(self._idle) or len(self._waiting) < self.queue_limit)

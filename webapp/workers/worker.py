@@ -42,7 +42,7 @@ def worker_main(
             continue
         if task is None:
             return
-        job_id, game, moves, algorithm, limits, seed = task
+        job_id, game, moves, algorithm, limits, seed, move_scores = task
 
         def relay(progress: Any, job_id: int = job_id) -> None:
             results.put(("progress", index, job_id, asdict(progress)))
@@ -52,7 +52,7 @@ def worker_main(
                 new_game(game, moves),
                 algorithm,
                 Limits(**limits),
-                move_scores=True,
+                move_scores=move_scores,
                 progress=relay,
                 cancel=cancel,
                 seed=seed,
