@@ -17,8 +17,8 @@ import pytest
 from tests.web.fake_searches import Pools, job, open_pools
 from webapp.workers import WORKER_DIED, Priority
 from webapp.workers.cancel import RunCancel
-from webapp.workers.pool import _context
 from webapp.workers.restarts import CrashTracker, restart_delay
+from webapp.workers.slots import CONTEXT
 
 
 @pytest.fixture
@@ -88,7 +88,7 @@ def test_jobs_waiting_when_a_worker_dies_run_on_its_replacement(pools: Pools) ->
 
 
 def test_cancel_flag_names_one_run_and_closing_stops_every_run() -> None:
-    cancel, closing = _context.RawValue("q", 0), _context.RawValue("q", 0)
+    cancel, closing = CONTEXT.RawValue("q", 0), CONTEXT.RawValue("q", 0)
     first, second = RunCancel(cancel, closing, 1), RunCancel(cancel, closing, 2)
     assert not first.is_set() and not second.is_set()
     cancel.value = 1

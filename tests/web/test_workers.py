@@ -132,3 +132,27 @@ def test_a_pool_never_started_closes(pools: Pools) -> None:
     pool.submit(job("never"))
     pool.close()
     assert not pool.wait_ready(WAIT)
+
+
+def test_a_callback_that_raises_does_not_stop_later_results(pools: Pools) -> None:
+    pool = pools(1)
+    pool.on_progress = lambda job, progress: 1 / 0  # type: ignore[assignment]
+    pools.recorder.result(pool.submit(job("p", "steps")))
+    assert pools.recorder.result(pool.submit(job("after")))[1] is None
+
+
+def test_a_callback_may_close_the_pool(pools: Pools) -> None:
+    pool = pools(2, reserve=0)
+    pool.submit(job("held", "hold"))
+    pools.holds.started("held")
+    closed = threading.Event()
+
+    def close_on_result(*_: object) -> None:
+        pool.close()
+        closed.set()
+
+    pool.on_result = close_on_result
+    pool.submit(job("closes"))
+    assert closed.wait(WAIT)
+    wait_until(lambda: not any(t.name == "search-relay" for t in threading.enumerate()))
+    assert pool.stats()["closed"] and pools.holds.cancelled("held")

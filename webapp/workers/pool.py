@@ -24,21 +24,16 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import multiprocessing
 import socket
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
-from enum import Enum
 from itertools import count
 from multiprocessing import connection
-from multiprocessing.connection import Connection
-from multiprocessing.context import SpawnProcess
 from typing import Any
 
-from webapp.workers.cancel import SharedInt, shared_int
+from webapp.workers.cancel import shared_int
 from webapp.workers.jobs import (
     DROPPED,
     WORKER_DIED,
@@ -51,7 +46,7 @@ from webapp.workers.jobs import (
 )
 from webapp.workers.restarts import CrashTracker
 from webapp.workers.scheduler import Scheduler
-from webapp.workers.worker import worker_main
+from webapp.workers.slots import CONTEXT, LIVE, Run, Slot, State, stop_workers
 
 log = logging.getLogger(__name__)
 
@@ -61,48 +56,6 @@ SHUTDOWN_SECONDS = 5.0
 RELAY_TICK = 1.0
 #: The search function a worker runs unless told otherwise.
 DEFAULT_SEARCH = "webapp.workers.worker:run_search"
-
-_context = multiprocessing.get_context("spawn")
-
-
-class State(Enum):
-    """Where a worker slot is in its life."""
-
-    STARTING = "starting"  # spawned, not ready yet
-    IDLE = "idle"
-    BUSY = "busy"
-    BROKEN = "broken"  # its pipe failed: its process is dying, the relay will bury it
-    DEAD = "dead"  # no process: one will be spawned at ``respawn_at``
-
-
-_LIVE = (State.STARTING, State.IDLE, State.BUSY)
-
-
-@dataclass(eq=False)
-class Run:
-    """One attempt at a job in one worker. Run ids are never reused (they key cancelling)."""
-
-    id: int
-    job: SearchJob
-    aborting: bool = False  # preempted: its outcome is thrown away, the job waits again
-
-    @property
-    def freeing(self) -> bool:
-        """The worker will be free soon without anyone preempting it."""
-        return self.aborting or self.job.cancelled
-
-
-@dataclass(eq=False)
-class Slot:
-    """A place for one worker process; the process is replaced, the slot stays."""
-
-    index: int
-    cancel: SharedInt  # the run id to cancel (outlives the process: ids are never reused)
-    state: State = State.DEAD
-    process: SpawnProcess | None = None
-    conn: Connection | None = None
-    run: Run | None = None
-    respawn_at: float = 0.0
 
 
 def _ignore(*_: Any) -> None:
@@ -156,8 +109,8 @@ class SearchPool:
         self._jobs: dict[int, SearchJob] = {}  # waiting or running, not cancelled
         self._places: dict[int, int] = {}  # job id -> the place last reported
         self._places_seen = -1  # the scheduler's change count when places were last reported
-        self._closing_flag = shared_int(_context)
-        self._slots = [Slot(index, shared_int(_context)) for index in range(workers)]
+        self._closing_flag = shared_int(CONTEXT)
+        self._slots = [Slot(index, shared_int(CONTEXT)) for index in range(workers)]
         self._wake_in, self._wake_out = socket.socketpair()
         self._wake_in.setblocking(False)
         self._wake_out.setblocking(False)
@@ -213,27 +166,9 @@ class SearchPool:
         self._wake()
         if self._relay_started and threading.get_ident() != self._relay_ident:
             self._relay_done.wait(SHUTDOWN_SECONDS)
-        self._stop_workers()
+        stop_workers(self._slots, SHUTDOWN_SECONDS)
         self._wake_in.close()
         self._wake_out.close()
-
-    def _stop_workers(self) -> None:
-        for slot in self._slots:
-            if slot.conn is not None:
-                with contextlib.suppress(OSError, ValueError):
-                    slot.conn.send(None)
-        deadline = time.monotonic() + SHUTDOWN_SECONDS
-        for slot in self._slots:
-            process, conn = slot.process, slot.conn
-            slot.process, slot.conn, slot.state = None, None, State.DEAD
-            if process is not None:
-                process.join(max(0.0, deadline - time.monotonic()))
-                if process.is_alive():
-                    process.kill()
-                    process.join()
-                process.close()
-            if conn is not None:
-                conn.close()
 
     # -- jobs -----------------------------------------------------------------------------
     def submit(self, job: SearchJob) -> int:
@@ -288,7 +223,7 @@ class SearchPool:
         with self._lock:
             return {
                 "workers": self.size,
-                "alive": sum(1 for slot in self._slots if slot.state in _LIVE),
+                "alive": sum(1 for slot in self._slots if slot.state in LIVE),
                 "busy": sum(1 for slot in self._slots if slot.run is not None),
                 "queued": {
                     priority.name.lower(): self._scheduler.waiting(priority)
@@ -469,24 +404,12 @@ class SearchPool:
 
     def _spawn(self, slot: Slot) -> None:
         """Start a worker process in ``slot`` (the caller holds the lock)."""
-        server_end, worker_end = _context.Pipe()
-        process = _context.Process(
-            target=worker_main,
-            args=(worker_end, slot.cancel, self._closing_flag, self.search_fn, self.warm_up),
-            name=f"lookahead-search-{slot.index}",
-            daemon=True,
-        )
         try:
-            process.start()
+            slot.spawn(self._closing_flag, self.search_fn, self.warm_up)
         except OSError:  # out of processes or memory: try again later
             log.exception("search worker %d could not be started", slot.index)
-            server_end.close()
             slot.state = State.DEAD
             slot.respawn_at = time.monotonic() + self._crashes.died(slot.index)
-            return
-        finally:
-            worker_end.close()  # the worker has its own copy; ours would hide its death
-        slot.process, slot.conn, slot.state, slot.run = process, server_end, State.STARTING, None
 
     def _report_crash_loop(self) -> None:
         with self._lock:
