@@ -1,101 +1,158 @@
-"""The search worker pool (webapp/workers): results, progress, queueing, cancelling, shutdown."""
+"""The search worker pool (webapp/workers): results, progress, places, cancelling, shutdown.
+
+The real engine runs where the result matters (a legal line, an exact score);
+elsewhere the workers run ``tests/web/fake_searches.py``, held and released
+with files, so nothing here depends on how fast a search is.
+"""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from typing import Any
+from pathlib import Path
 
 import pytest
 
+from tests.web.fake_searches import Pools, job, open_pools
 from tests.web.helpers import WAIT, wait_until
 from webapp.engine.search import Limits
 from webapp.games import new_game
 from webapp.workers import PoolBusy, SearchJob, SearchPool
 
-#: A search that runs until cancelled (or for the server's time cap): Connect Four,
-#: an early position, every root move's score exact.
-LONG = ("connect4", "4", "alphabeta", Limits(time=10.0))
 
-
-class Recorder:
-    """Collects the pool's callbacks."""
-
-    def __init__(self) -> None:
-        self.progress: list[tuple[int, dict[str, Any]]] = []
-        self.results: dict[int, tuple[dict[str, Any] | None, str | None]] = {}
-        self.queued: list[tuple[int, int]] = []
-        self.done = threading.Condition()
-
-    def on_progress(self, job: SearchJob, progress: dict[str, Any]) -> None:
-        self.progress.append((job.id, progress))
-
-    def on_result(self, job: SearchJob, result: dict[str, Any] | None, error: str | None) -> None:
-        self.results[job.id] = (result, error)
-
-    def on_queued(self, job: SearchJob, position: int) -> None:
-        self.queued.append((job.id, position))
+@pytest.fixture
+def pools(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pools]:
+    yield from open_pools(tmp_path, monkeypatch)
 
 
 @pytest.fixture
-def recorder() -> Recorder:
-    return Recorder()
+def engine_pool(pools: Pools) -> SearchPool:
+    """One worker running the real search function."""
+    return pools(1, search_fn="webapp.workers.worker:run_search")
 
 
-@pytest.fixture
-def pool(recorder: Recorder) -> Iterator[SearchPool]:
-    made = SearchPool(
-        1,
-        2,
-        warm_up=False,
-        on_progress=recorder.on_progress,
-        on_result=recorder.on_result,
-        on_queued=recorder.on_queued,
-    )
-    made.start()
-    assert made.wait_ready(WAIT)
-    yield made
-    made.close()
-
-
-def test_a_search_reports_each_depth_then_its_result(pool: SearchPool, recorder: Recorder) -> None:
-    job_id = pool.submit(SearchJob("tictactoe", "5", "alphabeta", Limits(time=10.0), seed=0))
-    wait_until(lambda: job_id in recorder.results)
-    result, error = recorder.results[job_id]
+def test_a_search_reports_each_depth_then_its_result(engine_pool: SearchPool, pools: Pools) -> None:
+    job_id = engine_pool.submit(SearchJob("tictactoe", "5", "alphabeta", Limits(), seed=0))
+    result, error = pools.recorder.result(job_id)
     assert error is None and result is not None
     assert result["exact"] and result["score"] == 0
     new_game("tictactoe", "5" + result["pv"])  # the line is legal
-    depths = [progress["depth"] for job, progress in recorder.progress if job == job_id]
+    depths = [progress["depth"] for job, progress in pools.recorder.progress if job == job_id]
     assert depths == list(range(1, result["depth"] + 1))
 
 
-def test_jobs_wait_in_turn_and_the_queue_has_a_limit(pool: SearchPool, recorder: Recorder) -> None:
-    first = pool.submit(SearchJob(*LONG))
-    second = pool.submit(SearchJob("tictactoe", "", "alphabeta", Limits(depth=1)))
-    third = pool.submit(SearchJob("tictactoe", "1", "alphabeta", Limits(depth=1)))
-    assert (second, 1) in recorder.queued and (third, 2) in recorder.queued
-    assert not pool.has_room()
-    with pytest.raises(PoolBusy):
-        pool.submit(SearchJob("tictactoe", "2", "alphabeta", Limits(depth=1)))
-    pool.cancel(second)  # the one behind moves up
-    assert (third, 1) in recorder.queued
-    pool.cancel(first)  # stops the running search: the next one starts
-    wait_until(lambda: third in recorder.results)
-    assert first not in recorder.results and second not in recorder.results
-
-
-def test_a_failing_search_reports_its_error(pool: SearchPool, recorder: Recorder) -> None:
-    job_id = pool.submit(SearchJob("tictactoe", "55", "alphabeta", Limits(depth=1)))
-    wait_until(lambda: job_id in recorder.results)
-    result, error = recorder.results[job_id]
+def test_a_failing_search_reports_its_error(engine_pool: SearchPool, pools: Pools) -> None:
+    job_id = engine_pool.submit(SearchJob("tictactoe", "55", "alphabeta", Limits(depth=1)))
+    result, error = pools.recorder.result(job_id)
     assert result is None and error and "IllegalMoveError" in error
 
 
-def test_close_stops_every_worker_even_mid_search(recorder: Recorder) -> None:
-    pool = SearchPool(2, 4, warm_up=False, on_result=recorder.on_result)
-    pool.start()
-    pool.submit(SearchJob(*LONG))
-    pool.close()
+def test_a_search_function_that_raises_reports_its_error(pools: Pools) -> None:
+    pool = pools(1)
+    result, error = pools.recorder.result(pool.submit(job("x", "fail")))
+    assert result is None and error == "ValueError: search x failed on purpose"
+    assert pools.recorder.result(pool.submit(job("next")))[0] is not None  # the worker lives on
+
+
+def test_progress_is_relayed_per_depth(pools: Pools) -> None:
+    pool = pools(1)
+    job_id = pool.submit(job("p", "steps"))
+    pools.recorder.result(job_id)
+    depths = [progress["depth"] for seen, progress in pools.recorder.progress if seen == job_id]
+    assert depths == [1, 2, 3]
+
+
+def test_cancelling_stops_the_search_inside_the_worker(pools: Pools) -> None:
+    pool = pools(1)
+    held = pool.submit(job("held", "hold"))
+    pid = pools.holds.started("held")
+    pool.cancel(held)
+    wait_until(lambda: pools.holds.cancelled("held"))  # the search saw the flag and returned
+    result, error = pools.recorder.result(pool.submit(job("next")))
+    assert error is None and result is not None
+    assert result["pid"] == pid  # the same worker, free again (not a replacement)
+    assert held not in pools.recorder.results  # a cancelled job is never reported
+    pool.cancel(held)  # cancelling twice, or an unknown id, does nothing
+    pool.cancel(12345)
+
+
+def test_jobs_wait_in_turn_and_their_places_are_reported(pools: Pools) -> None:
+    pool = pools(1)
+    first = pool.submit(job("first", "hold"))
+    pools.holds.started("first")
+    second, third = pool.submit(job("second")), pool.submit(job("third"))
+    wait_until(lambda: pools.recorder.place(third) == 2)
+    assert pools.recorder.place(second) == 1
+    assert pool.position(second) == 1 and pool.position(third) == 2 and pool.position(first) is None
+    pool.cancel(second)  # the one behind moves up
+    wait_until(lambda: pools.recorder.place(third) == 1)
+    assert pool.position(third) == 1
+    pools.holds.release("first")
+    pools.recorder.result(third)
+    assert pools.recorder.finished == ["first", "third"]
+
+
+def test_stats_say_what_the_pool_is_doing(pools: Pools) -> None:
+    pool = pools(1)
+    pool.submit(job("held", "hold"))
+    pools.holds.started("held")
+    pool.submit(job("waits"))
+    stats = pool.stats()
+    assert stats == {
+        "workers": 1,
+        "alive": 1,
+        "busy": 1,
+        "queued": {"engine": 1, "scores": 0, "analysis": 0},
+        "restarts": 0,
+        "crash_loop": False,
+        "closed": False,
+    }
+
+
+def test_close_mid_search_reports_nothing(pools: Pools) -> None:
+    pool = pools(2, reserve=0)
+    pool.submit(job("running", "hold"))
+    pool.submit(job("also-running", "hold"))
+    pools.holds.started("running")
+    pools.holds.started("also-running")
+    pool.submit(job("waiting"))
+    pool.close()  # the held searches see the closing flag and return results: all dropped
     pool.close()  # idempotent
-    assert not recorder.results
+    assert pools.holds.cancelled("running") and pools.holds.cancelled("also-running")
+    assert not pools.recorder.results
     assert not any(thread.name == "search-relay" for thread in threading.enumerate())
+    assert pool.stats()["closed"] and pool.stats()["alive"] == 0
+    assert not pool.has_room()
+    with pytest.raises(PoolBusy):
+        pool.submit(job("late"))
+
+
+def test_a_pool_never_started_closes(pools: Pools) -> None:
+    pool = SearchPool(1, warm_up=False)
+    pool.submit(job("never"))
+    pool.close()
+    assert not pool.wait_ready(WAIT)
+
+
+def test_a_callback_that_raises_does_not_stop_later_results(pools: Pools) -> None:
+    pool = pools(1)
+    pool.on_progress = lambda job, progress: 1 / 0  # type: ignore[assignment]
+    pools.recorder.result(pool.submit(job("p", "steps")))
+    assert pools.recorder.result(pool.submit(job("after")))[1] is None
+
+
+def test_a_callback_may_close_the_pool(pools: Pools) -> None:
+    pool = pools(2, reserve=0)
+    pool.submit(job("held", "hold"))
+    pools.holds.started("held")
+    closed = threading.Event()
+
+    def close_on_result(*_: object) -> None:
+        pool.close()
+        closed.set()
+
+    pool.on_result = close_on_result
+    pool.submit(job("closes"))
+    assert closed.wait(WAIT)
+    wait_until(lambda: not any(t.name == "search-relay" for t in threading.enumerate()))
+    assert pool.stats()["closed"] and pools.holds.cancelled("held")

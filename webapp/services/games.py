@@ -20,7 +20,7 @@ from webapp.engine.game import IllegalMoveError
 from webapp.games import GAMES, UnknownGameError, new_game
 from webapp.services.errors import GameError
 from webapp.services.locks import Emit, GameLocks, Outbox
-from webapp.services.searches import Searches
+from webapp.services.searches import RETRY_DELAYS, Searches
 from webapp.services.seats import holds_seat, new_game_id, token_hash
 from webapp.services.state import engine_to_move, game_state, result_of, to_move
 from webapp.settings import MID_GAME_KEYS, SettingsError, engine_side, merge_settings
@@ -70,11 +70,16 @@ class GameService:
     """Games in ``store``, engine searches in ``pool``, news sent with ``emit``."""
 
     def __init__(
-        self, store: GameStore, pool: SearchPool, emit: Emit, seed: int | None = None
+        self,
+        store: GameStore,
+        pool: SearchPool,
+        emit: Emit,
+        seed: int | None = None,
+        retry_delays: tuple[float, ...] = RETRY_DELAYS,
     ) -> None:
         self.store = store
         self.locks = GameLocks()
-        self.searches = Searches(store, pool, emit, self.locks, seed)
+        self.searches = Searches(store, pool, emit, self.locks, seed, retry_delays)
         self.emit = emit
         self._closed = False
 

@@ -17,10 +17,12 @@ from typing import Any
 from flask import Flask
 
 from webapp.services import GameService
+from webapp.services.searches import RETRY_DELAYS
 from webapp.store import SQLiteStore
 from webapp.web import api, pages, sockets  # noqa: F401  (importing sockets registers its handlers)
 from webapp.web.extensions import socketio
 from webapp.workers import SearchPool
+from webapp.workers.pool import DEFAULT_SEARCH
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +33,12 @@ CHECKOUT_ROOT = Path(__file__).resolve().parents[2]
 DEFAULTS: dict[str, Any] = {
     "DATABASE": None,  # the SQLite file; None = lookahead.sqlite3 in the instance folder
     "SEARCH_WORKERS": 2,  # search processes = searches at once
-    "SEARCH_QUEUE_LIMIT": 16,  # searches that may wait for a worker; more get BUSY
+    "SEARCH_QUEUE_LIMIT": 2000,  # searches that may wait in all (a bound sized from memory)
+    "SEARCH_OWNER_LIMIT": 32,  # searches one browser (or address) may have waiting
+    "SEARCH_GAME_LIMIT": 8,  # searches one game may have waiting
+    "SEARCH_RESERVE": 1,  # workers kept for engine moves (analyses use the others)
+    "SEARCH_FUNCTION": DEFAULT_SEARCH,  # "module:function" run in the workers (tests swap it)
+    "ENGINE_RETRY_DELAYS": RETRY_DELAYS,  # seconds before each retry of a failed engine move
     "SEARCH_WARMUP": True,  # warm the engine (compile kernels) when a worker starts
     "SEARCH_SEED": None,  # a fixed seed makes the engine's tie-breaks repeatable (tests)
     "SEAT_COOKIE_SECURE": False,  # True behind HTTPS
@@ -64,8 +71,18 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         app.config["SEARCH_WORKERS"],
         app.config["SEARCH_QUEUE_LIMIT"],
         warm_up=app.config["SEARCH_WARMUP"],
+        search_fn=app.config["SEARCH_FUNCTION"],
+        owner_limit=app.config["SEARCH_OWNER_LIMIT"],
+        game_limit=app.config["SEARCH_GAME_LIMIT"],
+        reserve=app.config["SEARCH_RESERVE"],
     )
-    service = GameService(store, pool, _emit, seed=app.config["SEARCH_SEED"])
+    service = GameService(
+        store,
+        pool,
+        _emit,
+        seed=app.config["SEARCH_SEED"],
+        retry_delays=tuple(app.config["ENGINE_RETRY_DELAYS"]),
+    )
     app.extensions["lookahead"] = service
     pool.start(socketio.start_background_task)
     service.resume()

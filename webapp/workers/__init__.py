@@ -1,9 +1,15 @@
 """Engine searches in worker processes, never on a request's thread.
 
-* ``pool``    ``SearchPool``: the workers, the queue of waiting jobs, cancelling
-* ``worker``  the worker process's main loop (imports nothing from Flask)
+* ``jobs``       ``SearchJob``, ``Priority``, ``PoolBusy``: what is scheduled
+* ``scheduler``  the waiting room: priority classes, turns between owners, bounds
+* ``pool``       ``SearchPool``: the workers, dispatching, preempting, the relay thread
+* ``slots``      a place for one worker process and its current run
+* ``restarts``   replacing dead workers with backoff; crash-loop detection
+* ``cancel``     the lock-free cancel flag shared with a worker
+* ``worker``     the worker process's main loop (imports nothing from Flask)
 """
 
-from webapp.workers.pool import PoolBusy, Priority, SearchJob, SearchPool
+from webapp.workers.jobs import DROPPED, WORKER_DIED, PoolBusy, Priority, SearchJob
+from webapp.workers.pool import SearchPool
 
-__all__ = ["PoolBusy", "Priority", "SearchJob", "SearchPool"]
+__all__ = ["DROPPED", "WORKER_DIED", "PoolBusy", "Priority", "SearchJob", "SearchPool"]

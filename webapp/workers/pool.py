@@ -1,96 +1,61 @@
-"""The search worker pool: engine searches in their own processes, never on a handler's thread.
+"""The search worker pool: engine searches in their own processes, scheduled, and kept alive.
 
 Each worker is a process started with the "spawn" method (it inherits none of
-the server's threads or sockets), imports the engine and warms it up once, then
-runs one search at a time. The server keeps a FIFO of waiting jobs and hands
-the next one to whichever worker reports back first. Every message from the
-workers (ready, a completed depth, a result) comes back on one queue, read by
-one relay thread that calls the pool's callbacks.
+the server's threads or sockets) that runs one search at a time and talks to
+the server over a pipe of its own. Waiting jobs sit in the ``Scheduler``
+(priority classes, turns between owners, bounds); whenever a worker is free
+the most urgent job goes to it. At most ``workers - reserve`` workers (at
+least one) do anything but engine moves, and when an engine move waits while
+every worker does lesser work, one of those searches is preempted: cancelled
+in its worker and put back at the front of its class, its outcome discarded.
 
-Cancelling: each worker owns a ``multiprocessing.Event`` that ``search()``
-polls. The server clears it before handing that worker its next job, so a
-cancel can never leak into the following search. Results and progress of a
-cancelled job are dropped here; callers never see them.
+One relay thread waits on every worker's pipe and process at once: it reads
+progress and results, notices a dead worker the moment its process ends,
+replaces it after a backoff (``restarts.py``), and calls the callbacks. Every
+callback runs on that thread, outside the pool's lock, and never after
+``close()`` has begun: a search cut short by shutdown is never reported, so it
+can never be committed as a move.
 
-The worker's own loop is in ``worker.py``; neither imports Flask.
+Cancelling goes through lock-free shared memory (``cancel.py``) so that a
+worker killed at any instant cannot wedge the server.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
-import multiprocessing
-import queue
+import socket
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
-from enum import IntEnum
 from itertools import count
-from multiprocessing.context import SpawnProcess
-from multiprocessing.synchronize import Event as EventType
+from multiprocessing import connection
 from typing import Any
 
-from webapp.engine.search import Limits
-from webapp.workers.worker import PARENT_CHECK_SECONDS, worker_main
+from webapp.workers.cancel import shared_int
+from webapp.workers.jobs import (
+    DROPPED,
+    WORKER_DIED,
+    PoolBusy,
+    Priority,
+    ProgressCallback,
+    QueuedCallback,
+    ResultCallback,
+    SearchJob,
+)
+from webapp.workers.restarts import CrashTracker
+from webapp.workers.scheduler import Scheduler
+from webapp.workers.slots import CONTEXT, LIVE, Run, Slot, State, stop_workers
 
 log = logging.getLogger(__name__)
 
-#: Replacements for dead workers before the pool gives up on them (a crash loop).
-MAX_RESTARTS = 5
-#: Seconds close() gives the workers to finish their searches and exit before killing them.
+#: Seconds close() gives the workers to stop (and a busy callback to return) before killing them.
 SHUTDOWN_SECONDS = 5.0
-
-_context = multiprocessing.get_context("spawn")
-
-
-class Priority(IntEnum):
-    """Which work runs first."""
-
-    ENGINE = 0  # a player's engine move: the critical path
-    SCORES = 1  # display work for a player's own game; dropped under load
-    ANALYSIS = 2  # an analysis someone asked for
-
-
-@dataclass(eq=False)  # a job is itself: two searches of one position are two jobs
-class SearchJob:
-    """One search to run. ``tag`` is the caller's and never leaves this process."""
-
-    game: str
-    moves: str
-    algorithm: str
-    limits: Limits
-    seed: int | None = None
-    tag: Any = None
-    move_scores: bool = True
-    priority: Priority = Priority.ENGINE
-    owner: str = ""
-    game_id: str = ""
-    id: int = 0  # given by SearchPool.submit
-    cancelled: bool = field(default=False, repr=False)
-    dropped: bool = field(default=False, repr=False)
-
-    def task(self) -> tuple[Any, ...]:
-        """What is sent to a worker (plain, picklable values)."""
-        limits = self.limits
-        return (
-            self.id,
-            self.game,
-            self.moves,
-            self.algorithm,
-            asdict(limits),
-            self.seed,
-            self.move_scores,
-        )
-
-
-class PoolBusy(RuntimeError):
-    """The queue of waiting searches is full."""
-
-
-ProgressCallback = Callable[[SearchJob, dict[str, Any]], None]
-ResultCallback = Callable[[SearchJob, dict[str, Any] | None, str | None], None]
-QueuedCallback = Callable[[SearchJob, int], None]
+#: Longest the relay sleeps without looking at the time (respawns, the end of a crash loop).
+RELAY_TICK = 1.0
+#: The search function a worker runs unless told otherwise.
+DEFAULT_SEARCH = "webapp.workers.worker:run_search"
 
 
 def _ignore(*_: Any) -> None:
@@ -98,283 +63,412 @@ def _ignore(*_: Any) -> None:
 
 
 class SearchPool:
-    """``workers`` search processes behind a FIFO of at most ``queue_limit`` waiting jobs.
+    """``workers`` search processes behind a priority scheduler.
 
-    Callbacks run on the relay thread: ``on_progress(job, progress)`` for each
-    completed depth, ``on_result(job, result, error)`` once per job that was
-    not cancelled (``result`` is ``SearchResult.to_dict()``, or None with an
-    error message), ``on_queued(job, position)`` when a job waits (1 = next).
+    Callbacks (relay thread, never under the pool's lock, never once ``close()``
+    has begun): ``on_progress(job, progress)`` per completed depth;
+    ``on_result(job, result, error)`` exactly once per job the caller did not
+    cancel (``result`` is ``SearchResult.to_dict()``, or None with an error:
+    the search's exception, ``WORKER_DIED`` or ``DROPPED``);
+    ``on_queued(job, place)`` when a job waits or its place changes (1 = next).
+    A callback may call ``submit`` and ``cancel``. Do not call ``close()``
+    while holding a lock a callback takes: close waits for a running callback
+    (up to ``SHUTDOWN_SECONDS``).
     """
 
     def __init__(
         self,
         workers: int = 2,
-        queue_limit: int = 16,
+        queue_limit: int = 2000,
         *,
         warm_up: bool = True,
+        search_fn: str = DEFAULT_SEARCH,
+        owner_limit: int = 32,
+        game_limit: int = 8,
+        reserve: int = 1,
+        scores_limit: int | None = None,
+        restart_backoff: tuple[float, float] = (0.5, 30.0),
+        crash_window: float = 60.0,
+        crash_loop: int = 5,
         on_progress: ProgressCallback = _ignore,
         on_result: ResultCallback = _ignore,
         on_queued: QueuedCallback = _ignore,
     ) -> None:
         if workers < 1:
             raise ValueError("a pool needs at least one worker")
-        self.size, self.queue_limit, self.warm_up = workers, queue_limit, warm_up
+        self.size, self.warm_up, self.search_fn, self.reserve = workers, warm_up, search_fn, reserve
         self.on_progress, self.on_result, self.on_queued = on_progress, on_result, on_queued
+        scores = 2 * workers if scores_limit is None else scores_limit
+        self._scheduler = Scheduler(queue_limit, owner_limit, game_limit, scores)
+        self._crashes = CrashTracker(workers, restart_backoff, crash_window, crash_loop)
         self._lock = threading.Lock()
-        self._ids = count(1)
-        self._waiting: deque[SearchJob] = deque()
-        self._jobs: dict[int, SearchJob] = {}
-        self._running: dict[int, SearchJob] = {}  # worker index -> job
-        self._idle: list[int] = []
-        self._results: Any = _context.Queue()
-        self._tasks: list[Any] = []
-        self._cancels: list[EventType] = []
-        self._processes: list[SpawnProcess] = []
+        self._ready = threading.Condition(self._lock)
+        self._gate = threading.RLock()  # held while callbacks run; close() takes it to end them
+        self._events: deque[tuple[str, tuple[Any, ...]]] = deque()
+        self._ids, self._run_ids = count(1), count(1)
+        self._jobs: dict[int, SearchJob] = {}  # waiting or running, not cancelled
+        self._places: dict[int, int] = {}  # job id -> the place last reported
+        self._places_seen = -1  # the scheduler's change count when places were last reported
+        self._closing_flag = shared_int(CONTEXT)
+        self._slots = [Slot(index, shared_int(CONTEXT)) for index in range(workers)]
+        self._wake_in, self._wake_out = socket.socketpair()
+        self._wake_in.setblocking(False)
+        self._wake_out.setblocking(False)
+        self._relay_started, self._relay_ident = False, -1
         self._relay_done = threading.Event()
+        self._closing = False  # set under the gate: no callback from now on
+        self._closed = False  # set under the lock
         self._restarts = 0
-        self._ready_count = 0
-        self._closed = False
+        self._loop_logged = False
 
-    # -- life cycle ---------------------------------------------------------------
+    # -- life cycle ---------------------------------------------------------------------
     def start(self, start_thread: Callable[..., Any] | None = None) -> None:
         """Spawn the workers and the relay thread (``start_thread(fn)`` runs fn on a thread)."""
-        for index in range(self.size):
-            self._tasks.append(None)
-            self._cancels.append(_context.Event())
-            self._processes.append(None)  # type: ignore[arg-type]
-            self._spawn(index)
+        with self._lock:
+            if self._closed or self._relay_started:
+                raise RuntimeError("a pool starts once, before it is closed")
+            self._relay_started = True
+            for slot in self._slots:
+                self._spawn(slot)
         if start_thread is None:
             threading.Thread(target=self._relay_loop, name="search-relay", daemon=True).start()
         else:
             start_thread(self._relay_loop)
 
-    def _spawn(self, index: int) -> None:
-        old = self._tasks[index]
-        if old is not None:  # a dead worker's queue
-            old.close()
-            old.cancel_join_thread()
-        self._tasks[index] = _context.Queue()
-        self._cancels[index].clear()
-        process = _context.Process(
-            target=worker_main,
-            args=(index, self._tasks[index], self._results, self._cancels[index], self.warm_up),
-            name=f"lookahead-search-{index}",
-            daemon=True,
-        )
-        process.start()
-        self._processes[index] = process
+    def wait_ready(self, timeout: float) -> bool:
+        """Wait until every worker has started (and warmed up); False on timeout."""
+        deadline = time.monotonic() + timeout
+        with self._ready:
+            while not all(slot.state in (State.IDLE, State.BUSY) for slot in self._slots):
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or self._closed:
+                    return False
+                self._ready.wait(remaining)
+        return True
 
     def close(self) -> None:
-        """Stop every worker (cancelling its search) and the relay thread. Idempotent."""
+        """Abandon every search (none is reported), stop the workers and the relay. Idempotent."""
+        gated = self._gate.acquire(timeout=SHUTDOWN_SECONDS)
+        self._closing = True
+        if gated:
+            self._gate.release()
+        else:
+            log.warning("search pool: closing while a callback still runs")
         with self._lock:
             if self._closed:
                 return
             self._closed = True
-            self._waiting.clear()
-        for cancel in self._cancels:
-            cancel.set()
-        for tasks in self._tasks:
-            tasks.put(None)
-        deadline = time.monotonic() + SHUTDOWN_SECONDS
-        for process in self._processes:
-            process.join(max(0.0, deadline - time.monotonic()))
-            if process.is_alive():
-                process.kill()
-                process.join()
-            process.close()
-        self._results.put(None)
-        self._relay_done.wait(SHUTDOWN_SECONDS)
-        for q in [*self._tasks, self._results]:
-            q.close()
-            q.join_thread()
+            self._scheduler.clear()
+            self._jobs.clear()
+            self._events.clear()
+            self._ready.notify_all()
+        self._closing_flag.value = 1  # every running search stops
+        self._wake()
+        if self._relay_started and threading.get_ident() != self._relay_ident:
+            self._relay_done.wait(SHUTDOWN_SECONDS)
+        stop_workers(self._slots, SHUTDOWN_SECONDS)
+        self._wake_in.close()
+        self._wake_out.close()
 
-    # -- jobs ---------------------------------------------------------------------
-    def has_room(
-        self, priority: Priority = Priority.ENGINE, owner: str = "", game_id: str = ""
-    ) -> bool:
-        """True when a new job would start or wait rather than be refused."""
-        with self._lock:
-            return not self._closed and (bool(self._idle) or len(self._waiting) < self.queue_limit)
-
-    def stats(self) -> dict[str, Any]:
-        """What the health check reports: workers alive and busy, jobs waiting."""
-        with self._lock:
-            alive = sum(1 for process in self._processes if process.is_alive())
-            return {
-                "workers": self.size,
-                "alive": alive,
-                "busy": len(self._running),
-                "queued": len(self._waiting),
-                "closed": self._closed,
-            }
-
-    def wait_ready(self, timeout: float) -> bool:
-        """Wait until every worker has started (and warmed up); False on timeout."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            with self._lock:
-                if self._ready_count >= self.size:
-                    return True
-            time.sleep(0.02)
-        return False
-
+    # -- jobs -----------------------------------------------------------------------------
     def submit(self, job: SearchJob) -> int:
-        """Queue ``job`` and return its id; raise PoolBusy if the queue is full."""
+        """Queue ``job`` and return its id; raise PoolBusy past a bound (or once closed)."""
         with self._lock:
             if self._closed:
                 raise PoolBusy("the search pool is shut down")
-            if not self._idle and len(self._waiting) >= self.queue_limit:
-                raise PoolBusy("every search worker is busy and the queue is full")
+            reason = self._scheduler.refusal(job.priority, job.owner, job.game_id)
+            if reason is not None:
+                raise PoolBusy(reason)
             job.id = next(self._ids)
             self._jobs[job.id] = job
-            self._waiting.append(job)
-            position = len(self._waiting)
+            shed = self._scheduler.add(job)
+            if shed is not None:
+                self._jobs.pop(shed.id, None)
+                self._events.append(("result", (shed, None, DROPPED)))
             self._dispatch()
-            waiting = job in self._waiting
-        if waiting:
-            self.on_queued(job, position)
+        self._wake()
         return job.id
 
-    def position(self, job_id: int) -> int | None:
-        """A waiting job's place in the queue (1 = next), or None if it is not waiting."""
+    def has_room(
+        self, priority: Priority = Priority.ENGINE, owner: str = "", game_id: str = ""
+    ) -> bool:
+        """True when ``submit`` of such a job would be accepted now."""
         with self._lock:
-            for place, job in enumerate(self._waiting, start=1):
+            return not self._closed and self._scheduler.refusal(priority, owner, game_id) is None
+
+    def position(self, job_id: int) -> int | None:
+        """A waiting job's place (1 = next), or None if it is not waiting."""
+        with self._lock:
+            for place, job in enumerate(self._scheduler.order(), start=1):
                 if job.id == job_id:
                     return place
         return None
 
     def cancel(self, job_id: int) -> None:
         """Forget a job: drop it from the queue or stop its search. Unknown ids are ignored."""
-        moved: list[SearchJob] = []
         with self._lock:
             job = self._jobs.pop(job_id, None)
             if job is None:
                 return
             job.cancelled = True
-            if job in self._waiting:
-                self._waiting.remove(job)
-                moved = list(self._waiting)
-            for index, running in self._running.items():
-                if running is job:
-                    self._cancels[index].set()
-        for position, waiting in enumerate(moved, start=1):
-            self.on_queued(waiting, position)
+            self._places.pop(job_id, None)
+            if not self._scheduler.remove(job):
+                for slot in self._slots:
+                    if slot.run is not None and slot.run.job is job and not slot.run.aborting:
+                        slot.cancel.value = slot.run.id
+        self._wake()
 
+    def stats(self) -> dict[str, Any]:
+        """What the health check reports: workers alive and busy, jobs waiting per class."""
+        with self._lock:
+            return {
+                "workers": self.size,
+                "alive": sum(1 for slot in self._slots if slot.state in LIVE),
+                "busy": sum(1 for slot in self._slots if slot.run is not None),
+                "queued": {
+                    priority.name.lower(): self._scheduler.waiting(priority)
+                    for priority in Priority
+                },
+                "restarts": self._restarts,
+                "crash_loop": self._crashes.crash_loop(),
+                "closed": self._closed,
+            }
+
+    # -- scheduling (the caller holds the lock) -----------------------------------------
     def _dispatch(self) -> None:
-        """Hand waiting jobs to idle workers (the caller holds the lock)."""
-        while self._idle and self._waiting:
-            index = self._idle.pop(0)
-            job = self._waiting.popleft()
-            self._cancels[index].clear()
-            self._running[index] = job
-            self._tasks[index].put(job.task())
+        """Hand waiting jobs to idle workers, then preempt for a waiting engine move."""
+        if self._closed:
+            return
+        for slot in self._slots:
+            if slot.state is State.IDLE:
+                job = self._next_job()
+                if job is None:
+                    break
+                self._start_run(slot, job)
+        self._preempt()
 
-    # -- the relay thread -------------------------------------------------------------
-    def _relay_loop(self) -> None:
+    def _next_job(self) -> SearchJob | None:
+        job = self._scheduler.pop(Priority.ENGINE)
+        if job is not None:
+            return job
+        lesser = sum(
+            1 for slot in self._slots if slot.run and slot.run.job.priority != Priority.ENGINE
+        )
+        if lesser >= max(1, self.size - self.reserve):
+            return None
+        return self._scheduler.pop(Priority.SCORES) or self._scheduler.pop(Priority.ANALYSIS)
+
+    def _start_run(self, slot: Slot, job: SearchJob) -> None:
+        run = Run(next(self._run_ids), job)
+        task = (run.id, job.game, job.moves, job.algorithm, job.limits, job.seed, job.move_scores)
         try:
-            self._relay_messages()
+            assert slot.conn is not None
+            slot.conn.send(task)
+        except (OSError, ValueError):  # it died under us: the relay will bury it
+            slot.state = State.BROKEN
+            self._scheduler.requeue(job)
+            return
+        slot.run, slot.state = run, State.BUSY
+
+    def _preempt(self) -> None:
+        """If an engine move waits and every live worker does lesser work, stop one of those."""
+        if not self._scheduler.waiting(Priority.ENGINE):
+            return
+        live = [
+            slot for slot in self._slots if slot.state in (State.STARTING, State.IDLE, State.BUSY)
+        ]
+        runs = [slot.run for slot in live if slot.run is not None]
+        if not live or len(runs) < len(live):
+            return
+        if any(run.freeing or run.job.priority == Priority.ENGINE for run in runs):
+            return
+        victim = max(runs, key=lambda run: (run.job.priority, run.id))  # least urgent, newest
+        victim.aborting = True
+        for slot in live:
+            if slot.run is victim:
+                slot.cancel.value = victim.id
+        self._scheduler.requeue(victim.job)
+        log.info("search pool: job %d preempted for an engine move", victim.job.id)
+
+    # -- the relay thread ---------------------------------------------------------------
+    def _relay_loop(self) -> None:
+        self._relay_ident = threading.get_ident()
+        try:
+            while True:
+                try:
+                    if not self._relay_once():
+                        return
+                except Exception:  # a bug here must not stop every later search
+                    log.exception("search relay: an iteration failed")
         finally:
             self._relay_done.set()
 
-    def _relay_messages(self) -> None:
-        while True:
-            try:
-                message = self._results.get(timeout=PARENT_CHECK_SECONDS)
-            except queue.Empty:
-                self._check_workers()
-                continue
-            except (OSError, ValueError, EOFError):  # the queue was closed under us
-                return
-            if message is None:
-                return
-            try:
-                self._handle(message)
-            except Exception:  # a callback's bug must not stop every later search
-                log.exception("search relay: handling %r failed", message[:3])
-
-    def _handle(self, message: tuple[Any, ...]) -> None:
-        kind, index = message[0], message[1]
-        if kind == "progress":
-            job = self._current(index, message[2])
-            if job is not None:
-                self.on_progress(job, message[3])
-            return
-        moved: list[SearchJob] = []
-        finished: SearchJob | None = None
-        with self._lock:
-            if kind == "ready":
-                self._ready_count += 1
-            if kind in ("done", "failed"):
-                job = self._running.pop(index, None)
-                if job is not None and job.id == message[2] and not job.cancelled:
-                    finished = job
-                    self._jobs.pop(job.id, None)
-            if not self._closed and index not in self._idle:
-                self._idle.append(index)
-            before = len(self._waiting)
-            self._dispatch()
-            if len(self._waiting) != before:
-                moved = list(self._waiting)
-        if finished is not None:
-            if kind == "done":
-                self.on_result(finished, message[3], None)
-            else:
-                self.on_result(finished, None, message[3])
-        for position, waiting in enumerate(moved, start=1):
-            self.on_queued(waiting, position)
-
-    def _current(self, index: int, job_id: int) -> SearchJob | None:
-        with self._lock:
-            job = self._running.get(index)
-        if job is None or job.id != job_id or job.cancelled:
-            return None
-        return job
-
-    def _check_workers(self) -> None:
-        """Replace a worker that died (its job, if any, fails)."""
-        lost: list[SearchJob] = []
+    def _relay_once(self) -> bool:
         with self._lock:
             if self._closed:
+                return False
+            waits: list[Any] = [self._wake_in]
+            for slot in self._slots:
+                if slot.conn is not None and slot.state is not State.BROKEN:
+                    waits.append(slot.conn)
+                if slot.process is not None:
+                    waits.append(slot.process.sentinel)
+            timeout = self._relay_timeout()
+        ready = set(connection.wait(waits, timeout))
+        if self._wake_in in ready:
+            self._drain_wake()
+        for slot in self._slots:
+            if slot.conn is not None and slot.conn in ready:
+                self._receive(slot)
+        for slot in self._slots:
+            if slot.process is not None and slot.process.sentinel in ready:
+                self._bury(slot)
+        self._respawn_due()
+        self._report_crash_loop()
+        self._deliver()
+        return True
+
+    def _relay_timeout(self) -> float:
+        now = time.monotonic()
+        due = [slot.respawn_at - now for slot in self._slots if slot.state is State.DEAD]
+        return max(0.0, min([RELAY_TICK, *due]))
+
+    def _receive(self, slot: Slot) -> None:
+        """Handle every message waiting in the slot's pipe."""
+        conn = slot.conn
+        try:
+            while conn is not None and conn.poll(0):
+                self._handle(slot, conn.recv())
+        except (EOFError, OSError):  # the worker is gone: its sentinel will say so
+            with self._lock:
+                if slot.conn is conn and slot.state is not State.DEAD:
+                    slot.state = State.BROKEN
+
+    def _handle(self, slot: Slot, message: tuple[str, int, Any]) -> None:
+        kind, run_id, payload = message
+        with self._lock:
+            if kind == "ready":
+                if slot.state is State.STARTING:
+                    slot.state = State.IDLE
+                    self._ready.notify_all()
+                self._dispatch()
                 return
-            for index, process in enumerate(self._processes):
-                if process.is_alive():
-                    continue
-                if process.exitcode is None:  # already given up on
-                    continue
-                log.error("search worker %d died (exit code %s)", index, process.exitcode)
-                job = self._running.pop(index, None)
-                if job is not None and not job.cancelled:
-                    self._jobs.pop(job.id, None)
-                    lost.append(job)
-                if index in self._idle:
-                    self._idle.remove(index)
-                if self._restarts < MAX_RESTARTS * self.size:
+            run = slot.run
+            if run is None or run.id != run_id:
+                return  # a message from a run that was already settled
+            if kind == "progress":
+                if not run.freeing:
+                    self._events.append(("progress", (run.job, payload)))
+                return
+            slot.run = None
+            if slot.state is State.BUSY:
+                slot.state = State.IDLE
+            if not run.freeing:
+                self._jobs.pop(run.job.id, None)
+                outcome = (payload, None) if kind == "done" else (None, payload)
+                self._events.append(("result", (run.job, *outcome)))
+            self._dispatch()
+
+    def _bury(self, slot: Slot) -> None:
+        """The slot's process ended: report its job and schedule a replacement."""
+        self._receive(slot)  # whatever it said before it died
+        with self._lock:
+            process, conn, run = slot.process, slot.conn, slot.run
+            if self._closed or process is None:
+                return
+            slot.process, slot.conn, slot.run, slot.state = None, None, None, State.DEAD
+            delay = self._crashes.died(slot.index)
+            slot.respawn_at = time.monotonic() + delay
+            if run is not None and not run.freeing:
+                self._jobs.pop(run.job.id, None)
+                self._events.append(("result", (run.job, None, WORKER_DIED)))
+            self._dispatch()  # the dead worker may have been the one a preemption needs
+        process.join(SHUTDOWN_SECONDS)
+        log.error(
+            "search worker %d died (exit code %s); replacing it in %.2f s",
+            slot.index,
+            process.exitcode,
+            delay,
+        )
+        process.close()
+        if conn is not None:
+            conn.close()
+
+    def _respawn_due(self) -> None:
+        now = time.monotonic()
+        with self._lock:
+            for slot in self._slots:
+                if not self._closed and slot.state is State.DEAD and slot.respawn_at <= now:
                     self._restarts += 1
-                    process.close()
-                    self._spawn(index)
-                else:
-                    self._processes[index] = _GONE
-            if all(process is _GONE for process in self._processes):
-                lost.extend(self._waiting)
-                self._waiting.clear()
-                self._closed = True
-        for job in lost:
-            self.on_result(job, None, "the search worker stopped unexpectedly")
+                    self._spawn(slot)
 
+    def _spawn(self, slot: Slot) -> None:
+        """Start a worker process in ``slot`` (the caller holds the lock)."""
+        try:
+            slot.spawn(self._closing_flag, self.search_fn, self.warm_up)
+        except OSError:  # out of processes or memory: try again later
+            log.exception("search worker %d could not be started", slot.index)
+            slot.state = State.DEAD
+            slot.respawn_at = time.monotonic() + self._crashes.died(slot.index)
 
-class _Gone:
-    """Stands in for a worker that kept dying and was not replaced."""
+    def _report_crash_loop(self) -> None:
+        with self._lock:
+            looping = self._crashes.crash_loop()
+        if looping and not self._loop_logged:
+            log.critical(
+                "search workers are in a crash loop (%d deaths of one worker within %.0f s); "
+                "they are still replaced, after up to %.1f s",
+                self._crashes.loop,
+                self._crashes.window,
+                self._crashes.ceiling,
+            )
+        elif self._loop_logged and not looping:
+            log.warning("search workers: the crash loop is over")
+        self._loop_logged = looping
 
-    exitcode = None
+    def _deliver(self) -> None:
+        """Call the callbacks for what happened, in order, outside the lock."""
+        with self._gate:
+            while not self._closing:
+                with self._lock:
+                    batch = list(self._events)
+                    self._events.clear()
+                    if not batch:
+                        batch = [("queued", change) for change in self._place_changes()]
+                if not batch:
+                    return
+                for kind, args in batch:
+                    job: SearchJob = args[0]
+                    if self._closing:
+                        return
+                    if job.cancelled:
+                        continue
+                    try:
+                        getattr(self, f"on_{kind}")(*args)
+                    except Exception:  # a callback's bug must not stop the relay
+                        log.exception("search pool: on_%s failed for job %d", kind, job.id)
 
-    def is_alive(self) -> bool:
-        return False
+    def _place_changes(self) -> list[tuple[SearchJob, int]]:
+        """Waiting jobs whose place differs from the one last reported (the lock is held)."""
+        if self._scheduler.changes == self._places_seen:
+            return []
+        self._places_seen = self._scheduler.changes
+        order = self._scheduler.order()
+        changed = [
+            (job, place)
+            for place, job in enumerate(order, start=1)
+            if self._places.get(job.id) != place
+        ]
+        self._places = {job.id: place for place, job in enumerate(order, start=1)}
+        return changed
 
-    def join(self, timeout: float | None = None) -> None:
-        return None
+    def _wake(self) -> None:
+        with contextlib.suppress(OSError):  # full (the relay wakes anyway) or closed
+            self._wake_out.send(b"\0")
 
-    def close(self) -> None:
-        return None
-
-
-_GONE: Any = _Gone()
+    def _drain_wake(self) -> None:
+        try:
+            while self._wake_in.recv(4096):
+                pass
+        except OSError:
+            pass

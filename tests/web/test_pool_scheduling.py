@@ -1,0 +1,172 @@
+"""The pool's scheduling: engine moves first, preemption, turns between owners, bounds, shedding.
+
+The ``Scheduler`` is tested alone (no processes) where only order matters;
+the pool's own tests hold searches with files (``fake_searches.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.web.fake_searches import Pools, job, open_pools
+from tests.web.helpers import wait_until
+from webapp.workers import DROPPED, PoolBusy, Priority
+from webapp.workers.scheduler import Scheduler
+
+ENGINE, SCORES, ANALYSIS = Priority.ENGINE, Priority.SCORES, Priority.ANALYSIS
+
+
+@pytest.fixture
+def pools(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pools]:
+    yield from open_pools(tmp_path, monkeypatch)
+
+
+def labels(scheduler: Scheduler) -> list[str]:
+    return [waiting.moves for waiting in scheduler.order()]
+
+
+# -- the scheduler alone ------------------------------------------------------------
+def test_classes_run_in_priority_order_and_owners_take_turns() -> None:
+    scheduler = Scheduler(queue_limit=100, owner_limit=100, game_limit=100, scores_limit=100)
+    for number in range(3):
+        scheduler.add(job(f"greedy{number}", priority=ANALYSIS, owner="greedy"))
+    scheduler.add(job("polite", priority=ANALYSIS, owner="polite"))
+    scheduler.add(job("scores", priority=SCORES, owner="greedy"))
+    scheduler.add(job("engine", priority=ENGINE, owner="polite"))
+    expected = ["engine", "scores", "greedy0", "polite", "greedy1", "greedy2"]
+    assert labels(scheduler) == expected
+    popped = [scheduler.pop(priority) for priority in (ENGINE, SCORES, ANALYSIS, ANALYSIS)]
+    assert [each.moves for each in popped if each] == expected[:4]
+
+
+def test_a_requeued_job_goes_first_in_its_class() -> None:
+    scheduler = Scheduler(queue_limit=100, owner_limit=100, game_limit=100, scores_limit=100)
+    scheduler.add(job("a", priority=ANALYSIS, owner="one"))
+    scheduler.add(job("b", priority=ANALYSIS, owner="two"))
+    scheduler.requeue(job("preempted", priority=ANALYSIS, owner="two"))
+    scheduler.add(job("engine"))
+    assert labels(scheduler) == ["engine", "preempted", "a", "b"]
+
+
+def test_scores_past_their_limit_shed_the_oldest_and_are_never_refused() -> None:
+    scheduler = Scheduler(queue_limit=1, owner_limit=1, game_limit=1, scores_limit=2)
+    made = [job(f"s{number}", priority=SCORES, owner="o", game_id="g") for number in range(4)]
+    made[0].id, made[1].id, made[2].id, made[3].id = 1, 2, 3, 4
+    assert scheduler.add(made[0]) is None and scheduler.add(made[1]) is None
+    assert scheduler.add(made[2]) is made[0] and made[0].dropped
+    assert scheduler.add(made[3]) is made[1]
+    assert labels(scheduler) == ["s2", "s3"]
+    assert scheduler.refusal(ENGINE, "o", "g") is None  # scores count against no other bound
+
+
+# -- the pool -----------------------------------------------------------------------
+def test_an_engine_move_preempts_an_analysis_when_every_worker_is_busy(pools: Pools) -> None:
+    pool = pools(2, reserve=0)
+    first = pool.submit(job("a1", "hold", ANALYSIS, owner="x"))
+    pools.holds.started("a1")
+    second = pool.submit(job("a2", "hold", ANALYSIS, owner="y"))
+    pools.holds.started("a2")
+    engine = pool.submit(job("engine"))
+    result, error = pools.recorder.result(engine)
+    assert error is None and result is not None
+    assert pools.holds.cancelled("a2") and not pools.holds.cancelled("a1")  # the newest stopped
+    pools.holds.started("a2", times=2)  # it runs again once the engine move is done
+    assert pools.recorder.finished == ["engine"]  # the aborted run was not reported
+    pools.holds.release()
+    wait_until(lambda: first in pools.recorder.results and second in pools.recorder.results)
+    assert sorted(pools.recorder.calls) == sorted([first, second, engine])  # each exactly once
+    again = pools.recorder.results[second][0]
+    assert again is not None and not again["cancelled"]
+
+
+def test_one_worker_preempts_its_analysis_for_an_engine_move(pools: Pools) -> None:
+    pool = pools(1)  # reserve 1 of 1 worker: analyses still run, and are preempted
+    analysis = pool.submit(job("analysis", "hold", ANALYSIS))
+    pools.holds.started("analysis")
+    engine = pool.submit(job("engine"))
+    pools.recorder.result(engine)
+    pools.holds.started("analysis", times=2)
+    pools.holds.release("analysis")
+    pools.recorder.result(analysis)
+    assert pools.recorder.finished == ["engine", "analysis"]
+
+
+def test_a_reserved_worker_serves_engine_moves_without_preempting(pools: Pools) -> None:
+    pool = pools(2)  # reserve=1: at most one worker does anything but engine moves
+    pool.submit(job("a1", "hold", ANALYSIS, owner="x"))
+    pools.holds.started("a1")
+    waiting = pool.submit(job("a2", "hold", ANALYSIS, owner="y"))
+    wait_until(lambda: pools.recorder.place(waiting) == 1)
+    engine = pool.submit(job("engine"))
+    pools.recorder.result(engine)
+    assert not pools.holds.cancelled("a1") and not pools.holds.runs("a2")
+    assert pool.position(waiting) == 1
+
+
+def test_queued_engine_moves_overtake_queued_analyses(pools: Pools) -> None:
+    pool = pools(1)
+    pool.submit(job("held", "hold"))  # an engine move: never preempted
+    pools.holds.started("held")
+    analyses = [pool.submit(job(f"q{number}", priority=ANALYSIS)) for number in (1, 2)]
+    scores = pool.submit(job("s", priority=SCORES))
+    engines = [pool.submit(job(f"e{number}")) for number in (1, 2)]
+    wait_until(lambda: pools.recorder.place(analyses[1]) == 5)
+    places = [pool.position(each) for each in [*engines, scores, *analyses]]
+    assert places == [1, 2, 3, 4, 5]
+    pools.holds.release("held")
+    pools.recorder.result(analyses[1])
+    assert pools.recorder.finished == ["held", "e1", "e2", "s", "q1", "q2"]
+
+
+def test_owners_take_turns_so_one_owner_cannot_delay_another_by_many(pools: Pools) -> None:
+    pool = pools(1)
+    pool.submit(job("held", "hold"))
+    pools.holds.started("held")
+    for number in range(5):
+        pool.submit(job(f"greedy{number}", priority=ANALYSIS, owner="greedy"))
+    other = pool.submit(job("other", priority=ANALYSIS, owner="other"))
+    wait_until(lambda: pools.recorder.place(other) == 2)
+    pools.holds.release("held")
+    wait_until(lambda: len(pools.recorder.finished) == 7)
+    assert pools.recorder.finished[:3] == ["held", "greedy0", "other"]
+
+
+def test_bounds_refuse_per_owner_per_game_and_in_total_while_others_are_accepted(
+    pools: Pools,
+) -> None:
+    pool = pools(1, owner_limit=2, game_limit=3, queue_limit=5)
+    pool.submit(job("held", "hold"))
+    pools.holds.started("held")
+    for number in range(2):
+        pool.submit(job(f"a{number}", owner="alice", game_id="g1"))
+    assert not pool.has_room(ENGINE, "alice", "g2")
+    with pytest.raises(PoolBusy, match="you already have 2"):
+        pool.submit(job("a2", owner="alice", game_id="g2"))
+    assert pool.has_room(ENGINE, "bob", "g1")
+    pool.submit(job("b0", owner="bob", game_id="g1"))  # g1 now has 3 waiting
+    with pytest.raises(PoolBusy, match="this game already has 3"):
+        pool.submit(job("b1", owner="bob", game_id="g1"))
+    pool.submit(job("b1", owner="bob", game_id="g2"))
+    pool.submit(job("c0", owner="carol", game_id="g3"))  # 5 waiting: full
+    assert not pool.has_room(ANALYSIS, "dave", "g4")
+    with pytest.raises(PoolBusy, match="5 searches are already waiting"):
+        pool.submit(job("d0", owner="dave", game_id="g4"))
+    assert pool.has_room(SCORES, "dave", "g4")
+    pool.submit(job("s0", priority=SCORES, owner="alice", game_id="g1"))  # display work is shed
+    assert pool.stats()["queued"] == {"engine": 5, "scores": 1, "analysis": 0}
+
+
+def test_scores_past_their_limit_drop_the_oldest_waiting(pools: Pools) -> None:
+    pool = pools(1, scores_limit=2)
+    pool.submit(job("held", "hold"))
+    pools.holds.started("held")
+    made = [job(f"s{number}", priority=SCORES) for number in range(3)]
+    ids = [pool.submit(each) for each in made]
+    assert pools.recorder.result(ids[0]) == (None, DROPPED)
+    assert made[0].dropped and not made[1].dropped
+    pools.holds.release("held")
+    pools.recorder.result(ids[2])
+    assert pools.recorder.finished == ["s0", "held", "s1", "s2"]

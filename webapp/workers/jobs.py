@@ -1,0 +1,60 @@
+"""What the pool schedules: a search job, its priority class, and the refusal it may raise.
+
+These are plain values shared by the scheduler (which orders waiting jobs)
+and the pool (which runs them); neither needs the other to describe a job.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Any
+
+from webapp.engine.search import Limits
+
+
+class Priority(IntEnum):
+    """Scheduling classes, most urgent first: a lower value always runs first."""
+
+    ENGINE = 0  # a player's engine move: the critical path
+    SCORES = 1  # display work for a player's own game (scores of the moves not played); droppable
+    ANALYSIS = 2  # an analysis someone asked for (spectators included)
+
+
+@dataclass(eq=False)  # a job is itself: two searches of one position are two jobs
+class SearchJob:
+    """One search to run. ``tag`` is the caller's and never leaves this process.
+
+    ``owner`` (an identity or an address) and ``game_id`` are for quotas and
+    fairness only; an empty one is not counted against any per-owner or
+    per-game bound.
+    """
+
+    game: str
+    moves: str
+    algorithm: str
+    limits: Limits
+    seed: int | None = None
+    tag: Any = None
+    move_scores: bool = True  # passed to the search function
+    priority: Priority = Priority.ENGINE
+    owner: str = ""
+    game_id: str = ""
+    id: int = 0  # given by SearchPool.submit
+    cancelled: bool = field(default=False, repr=False)  # the caller cancelled it
+    dropped: bool = field(default=False, repr=False)  # shed under load (SCORES only)
+
+
+class PoolBusy(RuntimeError):
+    """A bound on waiting searches was reached (the message says which), or the pool is shut."""
+
+
+ProgressCallback = Callable[[SearchJob, dict[str, Any]], None]
+ResultCallback = Callable[[SearchJob, dict[str, Any] | None, str | None], None]
+QueuedCallback = Callable[[SearchJob, int], None]
+
+#: The error ``on_result`` gets for a SCORES job shed under load.
+DROPPED = "dropped"
+#: The error ``on_result`` gets when the worker running the job died.
+WORKER_DIED = "the search worker stopped unexpectedly"

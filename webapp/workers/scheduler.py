@@ -1,0 +1,160 @@
+"""The waiting room: which search runs next, and which new ones are refused or shed.
+
+Jobs wait in one lane per priority class and a lane is emptied before the
+next one is looked at (ENGINE, then SCORES, then ANALYSIS). Inside a lane the
+owners take turns (round-robin between owners, first come first served for
+each owner), so one owner with twenty jobs delays another owner's single job
+by at most one search, not twenty.
+
+Bounds are on memory, not on work: a job is refused only when its owner, its
+game or the whole room already holds too many waiting jobs (checked in that
+order, so a flooding client is told first). SCORES jobs are display work and
+never refused: past ``scores_limit`` waiting, a new one sheds the oldest.
+They do not count against the other bounds.
+
+This module knows nothing of processes; ``pool.py`` asks it for the next job.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from itertools import chain, zip_longest
+
+from webapp.workers.jobs import Priority, SearchJob
+
+
+class Lane:
+    """One priority class: a queue per owner, served in turns."""
+
+    def __init__(self) -> None:
+        # Insertion order is the order of turns: the owner served last moves to the end.
+        self._owners: dict[str, deque[SearchJob]] = {}
+        self._size = 0
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __iter__(self) -> chain[SearchJob]:
+        """The jobs in the order they would run if nothing else arrived."""
+        rounds = zip_longest(*self._owners.values())
+        return chain.from_iterable((job for job in turn if job is not None) for turn in rounds)
+
+    def push(self, job: SearchJob) -> None:
+        self._owners.setdefault(job.owner, deque()).append(job)
+        self._size += 1
+
+    def push_front(self, job: SearchJob) -> None:
+        """Put ``job`` first in the lane (a preempted job keeps its turn)."""
+        jobs = self._owners.pop(job.owner, deque())
+        jobs.appendleft(job)
+        self._owners = {job.owner: jobs, **self._owners}
+        self._size += 1
+
+    def pop(self) -> SearchJob | None:
+        if not self._owners:
+            return None
+        owner = next(iter(self._owners))
+        jobs = self._owners.pop(owner)
+        job = jobs.popleft()
+        if jobs:
+            self._owners[owner] = jobs  # back of the turns
+        self._size -= 1
+        return job
+
+    def remove(self, job: SearchJob) -> bool:
+        jobs = self._owners.get(job.owner)
+        if jobs is None or job not in jobs:
+            return False
+        jobs.remove(job)
+        if not jobs:
+            del self._owners[job.owner]
+        self._size -= 1
+        return True
+
+    def oldest(self) -> SearchJob | None:
+        """The job submitted first (lowest id): the one shed under load."""
+        return min(self, key=lambda job: job.id, default=None)
+
+
+class Scheduler:
+    """Waiting jobs in priority lanes, with per-owner, per-game and total bounds."""
+
+    def __init__(
+        self, queue_limit: int, owner_limit: int, game_limit: int, scores_limit: int
+    ) -> None:
+        self.queue_limit, self.owner_limit = queue_limit, owner_limit
+        self.game_limit, self.scores_limit = game_limit, scores_limit
+        self._lanes = {priority: Lane() for priority in Priority}
+        self._owners: Counter[str] = Counter()  # waiting, bounded jobs per owner
+        self._games: Counter[str] = Counter()
+        self.changes = 0  # grows with every change of order (for the places reported)
+
+    # -- questions --------------------------------------------------------------------
+    def waiting(self, priority: Priority | None = None) -> int:
+        if priority is None:
+            return sum(len(lane) for lane in self._lanes.values())
+        return len(self._lanes[priority])
+
+    def order(self) -> list[SearchJob]:
+        """Every waiting job, in the order they would run if nothing else arrived."""
+        return [job for priority in Priority for job in self._lanes[priority]]
+
+    def refusal(self, priority: Priority, owner: str, game_id: str) -> str | None:
+        """Why a new job would be refused, or None if it would be queued."""
+        if priority == Priority.SCORES:
+            return None  # shed, never refused
+        if owner and self._owners[owner] >= self.owner_limit:
+            return f"you already have {self.owner_limit} searches waiting"
+        if game_id and self._games[game_id] >= self.game_limit:
+            return f"this game already has {self.game_limit} searches waiting"
+        bounded = self.waiting() - self.waiting(Priority.SCORES)
+        if bounded >= self.queue_limit:
+            return f"{self.queue_limit} searches are already waiting"
+        return None
+
+    # -- changes ----------------------------------------------------------------------
+    def add(self, job: SearchJob) -> SearchJob | None:
+        """Queue ``job`` (the caller checked ``refusal``); return a SCORES job it sheds."""
+        shed = None
+        lane = self._lanes[job.priority]
+        if job.priority == Priority.SCORES and len(lane) >= self.scores_limit:
+            shed = lane.oldest()
+            if shed is not None:
+                lane.remove(shed)
+                shed.dropped = True
+        lane.push(job)
+        self._count(job, 1)
+        return shed
+
+    def requeue(self, job: SearchJob) -> None:
+        """Put a job that was running back at the front of its class."""
+        self._lanes[job.priority].push_front(job)
+        self._count(job, 1)
+
+    def pop(self, priority: Priority) -> SearchJob | None:
+        job = self._lanes[priority].pop()
+        if job is not None:
+            self._count(job, -1)
+        return job
+
+    def remove(self, job: SearchJob) -> bool:
+        if not self._lanes[job.priority].remove(job):
+            return False
+        self._count(job, -1)
+        return True
+
+    def clear(self) -> list[SearchJob]:
+        jobs = self.order()
+        for job in jobs:
+            self.remove(job)
+        return jobs
+
+    def _count(self, job: SearchJob, step: int) -> None:
+        self.changes += 1
+        if job.priority == Priority.SCORES:
+            return
+        for counter, key in ((self._owners, job.owner), (self._games, job.game_id)):
+            if key:
+                counter[key] += step
+                if counter[key] <= 0:
+                    del counter[key]
