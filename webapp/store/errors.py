@@ -22,7 +22,7 @@ class CorruptRecord(StoreError):
     """A stored game that fails validation; ``reason`` says which check failed."""
 
     def __init__(self, game_id: str, reason: str) -> None:
-        super().__init__(f"game {game_id!r} cannot be loaded: {reason}")
+        super().__init__(f"game {game_id!r} is not valid: {reason}")
         self.game_id = game_id
         self.reason = reason
 

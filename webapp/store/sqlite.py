@@ -67,24 +67,37 @@ _UPDATE = (
 
 
 class SQLiteStore:
-    """``GameStore`` on one SQLite file (or ``":memory:"``); ``timeout`` is the busy timeout."""
+    """``GameStore`` on one SQLite file (or ``":memory:"``); ``timeout`` is the busy timeout.
 
-    def __init__(self, path: str | Path, *, timeout: float = 5.0) -> None:
+    ``read_only`` opens an existing file for reading only (inspection, or a
+    replica); its writes raise ``StoreUnavailable``. Opening never writes
+    when the schema is current, so a read-only file at this version opens.
+    """
+
+    def __init__(self, path: str | Path, *, timeout: float = 5.0, read_only: bool = False) -> None:
         location = str(path)
+        in_memory = location == ":memory:"
         self._lock = threading.Lock()
         try:
-            if location != ":memory:":
+            if not in_memory and not read_only:
                 Path(location).parent.mkdir(parents=True, exist_ok=True)
         except OSError as err:
             log.error("store: open %s failed: %s", location, err)
             raise StoreUnavailable(f"open {location} failed: {err}") from err
+        target = location
+        if read_only and not in_memory:  # the file must exist; every write fails
+            target = Path(location).resolve().as_uri() + "?mode=ro"
         with _guard(f"open {location}"):
             self._db = sqlite3.connect(
-                location, timeout=timeout, isolation_level=None, check_same_thread=False
+                target,
+                timeout=timeout,
+                isolation_level=None,
+                check_same_thread=False,
+                uri=read_only,
             )
         try:
             with _guard(f"open {location}"):
-                if location != ":memory:":
+                if not in_memory and not read_only:
                     self._db.execute("PRAGMA journal_mode=WAL")
                 self._migrate()
         except BaseException:
@@ -110,7 +123,7 @@ class SQLiteStore:
         try:
             return from_row(row)
         except CorruptRecord as err:
-            log.error("store: %s", err)
+            log.error("store: game %r cannot be loaded: %s", err.game_id, err.reason)
             raise
 
     def save(self, record: GameRecord) -> None:
@@ -133,7 +146,7 @@ class SQLiteStore:
                 try:
                     found.append(from_row(row))
                 except CorruptRecord as err:
-                    log.error("store: skipped: %s", err)
+                    log.error("store: game %r skipped: %s", err.game_id, err.reason)
                     continue
                 if len(found) == limit:
                     break
