@@ -1,21 +1,55 @@
-"""The SQLite store (webapp/store/sqlite.py): what is saved is what comes back, across reopening."""
+"""The SQLite store (webapp/store): what is saved comes back, versions grow, saves compare-and-set.
+
+Faults live in test_store_faults.py, migrations in test_store_migrations.py,
+corrupt rows in test_store_corrupt.py; they share ``game_record`` from here.
+"""
 
 from __future__ import annotations
 
+import logging
+import threading
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import pytest
+
+from webapp.games import new_game
 from webapp.protocol import DEFAULT_SETTINGS
-from webapp.store import GameRecord, SQLiteStore
+from webapp.store import (
+    CorruptRecord,
+    GameExists,
+    GameRecord,
+    SQLiteStore,
+    StoreUnavailable,
+    VersionConflict,
+    open_store,
+    result_of,
+)
 
 
-def record(game_id: str, moves: str = "", status: str = "playing") -> GameRecord:
-    return GameRecord(game_id, "connect4", moves, dict(DEFAULT_SETTINGS), "hash", status)
+def game_record(
+    game_id: str, moves: str = "", game: str = "connect4", **changes: Any
+) -> GameRecord:
+    """A valid record of ``moves`` (status and winner follow them), with ``changes`` applied."""
+    status, winner = result_of(new_game(game, moves))
+    record = GameRecord(game_id, game, moves, dict(DEFAULT_SETTINGS), "hash", status, winner)
+    for name, value in changes.items():
+        setattr(record, name, value)
+    return record
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[SQLiteStore]:
+    made = SQLiteStore(tmp_path / "games.db")
+    yield made
+    made.close()
 
 
 def test_a_game_survives_reopening_the_file(tmp_path: Path) -> None:
     path = tmp_path / "deep" / "games.db"
     store = SQLiteStore(path)
-    game = record("abc", "44")
+    game = game_record("abc", "44")
     store.create(game)
     game.moves, game.last_engine_move = "445", {"best_move": "5", "pv": "5"}
     game.updated_at = "2030-01-01T00:00:00+00:00"
@@ -25,20 +59,168 @@ def test_a_game_survives_reopening_the_file(tmp_path: Path) -> None:
     reopened = SQLiteStore(path)
     try:
         assert reopened.get("abc") == game
+        assert game.version == 2
         assert reopened.get("nope") is None
     finally:
         reopened.close()
 
 
-def test_playing_lists_unfinished_games_newest_first(tmp_path: Path) -> None:
-    store = SQLiteStore(tmp_path / "games.db")
-    try:
-        for name, updated in (("old", "2030-01-01"), ("new", "2030-01-02")):
-            game = record(name)
-            game.updated_at = updated
+def test_create_sets_version_one_and_each_save_adds_one(store: SQLiteStore) -> None:
+    game = game_record("abc")
+    assert game.version == 0
+    store.create(game)
+    assert game.version == 1
+    for moves in ("4", "44", "445"):
+        game.moves = moves
+        store.save(game)
+    assert game.version == 4
+    stored = store.get("abc")
+    assert stored is not None and stored.version == 4 and stored.moves == "445"
+
+
+def test_a_stale_save_raises_version_conflict_and_changes_nothing(store: SQLiteStore) -> None:
+    store.create(game_record("abc"))
+    first, second = store.get("abc"), store.get("abc")
+    assert first is not None and second is not None
+    first.moves = "4"
+    store.save(first)
+    second.moves = "3"
+    with pytest.raises(VersionConflict) as caught:
+        store.save(second)
+    assert (caught.value.game_id, caught.value.expected) == ("abc", 1)
+    assert second.version == 1  # the loser's record is not advanced
+    assert store.get("abc") == first
+
+
+def test_saving_a_game_never_created_is_a_conflict(store: SQLiteStore) -> None:
+    with pytest.raises(VersionConflict):
+        store.save(game_record("ghost"))
+    assert store.get("ghost") is None
+
+
+def test_creating_an_id_twice_raises_game_exists_and_keeps_the_first(store: SQLiteStore) -> None:
+    store.create(game_record("abc", "4"))
+    again = game_record("abc", "3")
+    with pytest.raises(GameExists):
+        store.create(again)
+    assert again.version == 0
+    stored = store.get("abc")
+    assert stored is not None and stored.moves == "4"
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [{"moves": "88"}, {"status": "won", "winner": 0}, {"settings": {"level": "easy"}}],
+    ids=["illegal-moves", "false-result", "partial-settings"],
+)
+def test_an_invalid_game_is_never_written(store: SQLiteStore, changes: dict[str, Any]) -> None:
+    bad = game_record("bad")
+    for name, value in changes.items():
+        setattr(bad, name, value)
+    with pytest.raises(CorruptRecord):
+        store.create(bad)
+    assert store.get("bad") is None and bad.version == 0
+    good = game_record("good")
+    store.create(good)
+    for name, value in changes.items():
+        setattr(good, name, value)
+    with pytest.raises(CorruptRecord):
+        store.save(good)
+    stored = store.get("good")
+    assert stored is not None and stored.version == 1 and stored.moves == ""
+
+
+def test_playing_lists_unfinished_games_newest_first(store: SQLiteStore) -> None:
+    for name, updated in (("old", "2030-01-01"), ("new", "2030-01-02")):
+        store.create(game_record(name, updated_at=updated))
+    store.create(game_record("won", "1212121"))
+    store.create(game_record("drawn", "123546879", game="tictactoe"))
+    assert [game.id for game in store.playing(10)] == ["new", "old"]
+    assert [game.id for game in store.playing(1)] == ["new"]
+    assert store.playing(0) == []
+
+
+def test_prune_deletes_exactly_the_old_games(store: SQLiteStore) -> None:
+    for game_id, moves, updated in (
+        ("playing-old", "4", "2030-01-01T00:00:00+00:00"),
+        ("playing-at-cut", "4", "2030-01-10T00:00:00+00:00"),
+        ("playing-new", "4", "2030-01-20T00:00:00+00:00"),
+        ("won-old", "1212121", "2029-12-01T00:00:00+00:00"),
+        ("won-new", "1212121", "2030-01-05T00:00:00+00:00"),
+        ("drawn-old", "123546879", "2029-12-31T23:59:59+00:00"),
+    ):
+        game = "tictactoe" if game_id.startswith("drawn") else "connect4"
+        store.create(game_record(game_id, moves, game, updated_at=updated))
+
+    # Unfinished: untouched since Jan 10 (the cut itself survives); finished: before Jan 1.
+    gone = store.prune(unfinished_before="2030-01-10T00:00:00Z", finished_before="2030-01-01")
+    assert gone == 3
+    kept = {game_id for game_id in ("playing-at-cut", "playing-new", "won-new")}
+    for game_id in ("playing-old", "playing-at-cut", "playing-new", "won-old", "won-new"):
+        assert (store.get(game_id) is not None) == (game_id in kept), game_id
+    assert store.get("drawn-old") is None
+    assert store.prune(unfinished_before="2030-01-10", finished_before="2030-01-01") == 0
+
+
+def test_prune_refuses_a_time_that_is_not_iso(store: SQLiteStore) -> None:
+    store.create(game_record("abc"))
+    with pytest.raises(ValueError, match="format"):
+        store.prune(unfinished_before="last tuesday", finished_before="2030-01-01")
+    assert store.get("abc") is not None
+
+
+def test_check_passes_and_a_closed_store_is_unavailable(
+    store: SQLiteStore, caplog: pytest.LogCaptureFixture
+) -> None:
+    store.check()
+    store.close()
+    store.close()  # closing twice is harmless
+    with caplog.at_level(logging.ERROR, logger="webapp.store"):
+        with pytest.raises(StoreUnavailable):
+            store.check()
+        with pytest.raises(StoreUnavailable):
+            store.get("abc")
+        with pytest.raises(StoreUnavailable):
+            store.create(game_record("abc"))
+        with pytest.raises(StoreUnavailable):
+            store.playing(10)
+    assert "check failed" in caplog.text and "closed database" in caplog.text
+
+
+def test_one_store_serves_many_threads(store: SQLiteStore) -> None:
+    start = threading.Barrier(4)
+
+    def play(thread: int) -> None:
+        start.wait()
+        for index in range(10):
+            game = game_record(f"{thread}-{index}")
             store.create(game)
-        store.create(record("done", "1", status="won"))
-        assert [game.id for game in store.playing(10)] == ["new", "old"]
-        assert [game.id for game in store.playing(1)] == ["new"]
-    finally:
-        store.close()
+            game.moves = "4"
+            store.save(game)
+
+    threads = [threading.Thread(target=play, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    games = store.playing(100)
+    assert len(games) == 40 and {(game.moves, game.version) for game in games} == {("4", 2)}
+
+
+def test_open_store_picks_the_backend_from_the_location(tmp_path: Path) -> None:
+    for location in (tmp_path / "a.db", str(tmp_path / "b.db"), ":memory:", "sqlite://"):
+        store = open_store(location, timeout=1)
+        try:
+            assert isinstance(store, SQLiteStore)
+            store.create(game_record("abc"))
+        finally:
+            store.close()
+    store = open_store(f"sqlite:///{tmp_path / 'c.db'}")
+    store.close()
+    assert (tmp_path / "c.db").exists()
+
+
+def test_open_store_refuses_other_schemes_without_echoing_the_location() -> None:
+    with pytest.raises(ValueError, match="sqlite://") as caught:
+        open_store("postgresql://lookahead:secret@db/games")
+    assert "postgresql" in str(caught.value) and "secret" not in str(caught.value)

@@ -1,125 +1,236 @@
-"""``GameStore`` on one SQLite file (the embedded default)."""
+"""``GameStore`` on one SQLite file (the embedded default).
+
+One connection in autocommit mode, used under a lock; every write is an
+explicit ``BEGIN IMMEDIATE`` transaction, so the write lock is taken before
+anything is read and two stores on one file (two processes) serialise their
+compare-and-set saves. The file is in WAL mode: readers never wait for the
+writer. Every ``sqlite3`` error becomes ``StoreUnavailable``, logged with the
+operation and the cause.
+"""
 
 from __future__ import annotations
 
-import json
+import logging
 import sqlite3
 import threading
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
-from webapp.store.record import GameRecord
+from webapp.store.errors import (
+    CorruptRecord,
+    GameExists,
+    SchemaError,
+    StoreUnavailable,
+    VersionConflict,
+)
+from webapp.store.migrations import Migration, pending
+from webapp.store.record import GameRecord, utc_iso
+from webapp.store.rows import COLUMNS, from_row, to_row
+from webapp.store.validate import validate
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS games (
-    id TEXT PRIMARY KEY,
-    game TEXT NOT NULL,
-    moves TEXT NOT NULL,
-    settings TEXT NOT NULL,
-    seat_hash TEXT NOT NULL,
-    status TEXT NOT NULL,
-    winner INTEGER,
-    last_engine_move TEXT,
-    created_at TEXT NOT NULL,
-    updated_at TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS games_by_status ON games (status, updated_at);
-"""
-COLUMNS = (
-    "id, game, moves, settings, seat_hash, status, winner, last_engine_move, created_at, updated_at"
+log = logging.getLogger(__name__)
+
+#: Entry n - 1 takes the schema to version n (see ``webapp.store.migrations``).
+MIGRATIONS: tuple[Migration, ...] = (
+    # 1: the first schema; databases made before versioning hold it with user_version 0.
+    (
+        """CREATE TABLE IF NOT EXISTS games (
+            id TEXT PRIMARY KEY,
+            game TEXT NOT NULL,
+            moves TEXT NOT NULL,
+            settings TEXT NOT NULL,
+            seat_hash TEXT NOT NULL,
+            status TEXT NOT NULL,
+            winner INTEGER,
+            last_engine_move TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        )""",
+        "CREATE INDEX IF NOT EXISTS games_by_status ON games (status, updated_at)",
+    ),
+    # 2: a version per game for compare-and-set saves; an index for pruning by age.
+    (
+        "ALTER TABLE games ADD COLUMN version INTEGER NOT NULL DEFAULT 1",
+        "CREATE INDEX games_by_update ON games (updated_at)",
+    ),
+)
+
+_SELECT = f"SELECT {', '.join(COLUMNS)} FROM games"
+_INSERT = f"INSERT INTO games ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
+#: What ``save`` changes; id, game, seat_hash and created_at never change.
+_UPDATED = ("moves", "settings", "status", "winner", "last_engine_move", "updated_at", "version")
+_UPDATE = (
+    f"UPDATE games SET {', '.join(f'{name} = ?' for name in _UPDATED)} WHERE id = ? AND version = ?"
 )
 
 
 class SQLiteStore:
-    """``GameStore`` on one SQLite file; one connection, used under a lock."""
+    """``GameStore`` on one SQLite file (or ``":memory:"``); ``timeout`` is the busy timeout.
 
-    def __init__(self, path: str | Path) -> None:
-        if str(path) != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
+    ``read_only`` opens an existing file for reading only (inspection, or a
+    replica); its writes raise ``StoreUnavailable``. Opening never writes
+    when the schema is current, so a read-only file at this version opens.
+    """
+
+    def __init__(self, path: str | Path, *, timeout: float = 5.0, read_only: bool = False) -> None:
+        location = str(path)
+        in_memory = location == ":memory:"
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(path), check_same_thread=False)
-        with self._lock, self._db:
-            if str(path) != ":memory:":
-                self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.executescript(SCHEMA)
+        try:
+            if not in_memory and not read_only:
+                Path(location).parent.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            log.error("store: open %s failed: %s", location, err)
+            raise StoreUnavailable(f"open {location} failed: {err}") from err
+        target = location
+        if read_only and not in_memory:  # the file must exist; every write fails
+            target = Path(location).resolve().as_uri() + "?mode=ro"
+        with _guard(f"open {location}"):
+            self._db = sqlite3.connect(
+                target,
+                timeout=timeout,
+                isolation_level=None,
+                check_same_thread=False,
+                uri=read_only,
+            )
+        try:
+            with _guard(f"open {location}"):
+                if not in_memory and not read_only:
+                    self._db.execute("PRAGMA journal_mode=WAL")
+                self._migrate()
+        except BaseException:
+            self._db.close()
+            raise
 
     def create(self, record: GameRecord) -> None:
-        with self._lock, self._db:
-            self._db.execute(
-                f"INSERT INTO games ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    record.id,
-                    record.game,
-                    record.moves,
-                    json.dumps(record.settings),
-                    record.seat_hash,
-                    record.status,
-                    record.winner,
-                    _dump(record.last_engine_move),
-                    record.created_at,
-                    record.updated_at,
-                ),
-            )
+        stored = replace(record, version=1)
+        validate(stored)
+        with self._lock, _guard(f"create {record.id}"):
+            try:
+                with self._transaction():
+                    self._db.execute(_INSERT, to_row(stored))
+            except sqlite3.IntegrityError as err:  # the primary key: the id is taken
+                raise GameExists(record.id) from err
         record.version = 1
 
     def get(self, game_id: str) -> GameRecord | None:
-        with self._lock:
-            row = self._db.execute(
-                f"SELECT {COLUMNS} FROM games WHERE id = ?", (game_id,)
-            ).fetchone()
-        return None if row is None else _record(row)
+        with self._lock, _guard(f"get {game_id}"):
+            row = self._db.execute(f"{_SELECT} WHERE id = ?", (game_id,)).fetchone()
+        if row is None:
+            return None
+        try:
+            return from_row(row)
+        except CorruptRecord as err:
+            log.error("store: game %r cannot be loaded: %s", err.game_id, err.reason)
+            raise
 
     def save(self, record: GameRecord) -> None:
-        with self._lock, self._db:
-            self._db.execute(
-                "UPDATE games SET moves = ?, settings = ?, status = ?, winner = ?, "
-                "last_engine_move = ?, updated_at = ? WHERE id = ?",
-                (
-                    record.moves,
-                    json.dumps(record.settings),
-                    record.status,
-                    record.winner,
-                    _dump(record.last_engine_move),
-                    record.updated_at,
-                    record.id,
-                ),
-            )
+        stored = replace(record, version=record.version + 1)
+        validate(stored)
+        row = dict(zip(COLUMNS, to_row(stored), strict=True))
+        values = [row[name] for name in _UPDATED] + [record.id, record.version]
+        with self._lock, _guard(f"save {record.id}"), self._transaction():
+            if self._db.execute(_UPDATE, values).rowcount != 1:
+                raise VersionConflict(record.id, record.version)
         record.version += 1
 
     def playing(self, limit: int) -> list[GameRecord]:
-        with self._lock:
-            rows = self._db.execute(
-                f"SELECT {COLUMNS} FROM games WHERE status = 'playing' "
-                "ORDER BY updated_at DESC LIMIT ?",
-                (limit,),
-            ).fetchall()
-        return [_record(row) for row in rows]
+        found: list[GameRecord] = []
+        if limit <= 0:
+            return found
+        query = f"{_SELECT} WHERE status = 'playing' ORDER BY updated_at DESC"
+        with self._lock, _guard("playing"), closing(self._db.execute(query)) as rows:
+            for row in rows:  # read on past corrupt rows until ``limit`` good ones
+                try:
+                    found.append(from_row(row))
+                except CorruptRecord as err:
+                    log.error("store: game %r skipped: %s", err.game_id, err.reason)
+                    continue
+                if len(found) == limit:
+                    break
+        return found
+
+    def prune(self, *, unfinished_before: str, finished_before: str) -> int:
+        unfinished, finished = utc_iso(unfinished_before), utc_iso(finished_before)
+        with self._lock, _guard("prune"), self._transaction():
+            gone = self._db.execute(
+                "DELETE FROM games WHERE updated_at < ? AND status = 'playing'", (unfinished,)
+            ).rowcount
+            gone += self._db.execute(
+                "DELETE FROM games WHERE updated_at < ? AND status != 'playing'", (finished,)
+            ).rowcount
+        return gone
 
     def check(self) -> None:
-        """Raise if the database cannot be read (the health check)."""
-        with self._lock:
-            self._db.execute("SELECT 1 FROM games LIMIT 1").fetchall()
+        """Take the write lock and try a write that changes nothing, then roll back.
+
+        A read alone would pass on a read-only or write-locked database.
+        """
+        with self._lock, _guard("check"):
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute("UPDATE games SET id = id WHERE 0")
+            finally:
+                self._db.execute("ROLLBACK")
 
     def close(self) -> None:
-        with self._lock:
+        with self._lock, _guard("close"):
             self._db.close()
 
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """One write transaction: commit on success, roll back on any exception."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+            self._db.execute("COMMIT")
+        except BaseException:
+            if self._db.in_transaction:
+                try:
+                    self._db.execute("ROLLBACK")
+                except sqlite3.Error as err:  # the first error is the one to report
+                    log.warning("store: rollback failed: %s", err)
+            raise
 
-def _dump(value: dict[str, Any] | None) -> str | None:
-    return None if value is None else json.dumps(value)
+    def _migrate(self) -> None:
+        """Bring the schema to ``len(MIGRATIONS)`` in one transaction (nothing to do: no write)."""
+        if not pending(self._schema_version(), MIGRATIONS):
+            return  # the usual case; a read-only database at the current version still opens
+        with self._transaction():
+            current = self._schema_version()  # again under the lock: another process may have
+            for version, migration in pending(current, MIGRATIONS):
+                log.info("store: migrating the schema to version %d", version)
+                try:
+                    if callable(migration):
+                        migration(self._db)
+                    else:
+                        for statement in migration:
+                            self._db.execute(statement)
+                except sqlite3.Error:
+                    raise
+                except Exception as err:
+                    raise SchemaError(f"migration to version {version} failed: {err}") from err
+                self._db.execute(f"PRAGMA user_version = {int(version)}")
+
+    def _schema_version(self) -> int:
+        version = int(self._db.execute("PRAGMA user_version").fetchone()[0])
+        if (
+            version == 0
+            and self._db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'games'"
+            ).fetchone()
+        ):
+            return 1  # made before schema versions: the first schema
+        return version
 
 
-def _record(row: tuple[Any, ...]) -> GameRecord:
-    game_id, game, moves, settings, seat_hash, status, winner, last, created, updated = row
-    return GameRecord(
-        id=game_id,
-        game=game,
-        moves=moves,
-        settings=json.loads(settings),
-        seat_hash=seat_hash,
-        status=status,
-        winner=winner,
-        last_engine_move=None if last is None else json.loads(last),
-        created_at=created,
-        updated_at=updated,
-    )
+@contextmanager
+def _guard(operation: str) -> Iterator[None]:
+    """Turn a ``sqlite3`` error into ``StoreUnavailable``, logged with the operation."""
+    try:
+        yield
+    except sqlite3.Error as err:
+        log.error("store: %s failed: %s: %s", operation, type(err).__name__, err)
+        raise StoreUnavailable(f"{operation} failed: {err}") from err

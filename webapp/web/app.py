@@ -18,7 +18,7 @@ from flask import Flask
 
 from webapp.services import GameService
 from webapp.services.searches import RETRY_DELAYS
-from webapp.store import SQLiteStore
+from webapp.store import open_store
 from webapp.web import api, pages, sockets  # noqa: F401  (importing sockets registers its handlers)
 from webapp.web.extensions import socketio
 from webapp.workers import SearchPool
@@ -32,6 +32,7 @@ CHECKOUT_ROOT = Path(__file__).resolve().parents[2]
 #: Configuration keys and their defaults (override any in create_app's ``config``).
 DEFAULTS: dict[str, Any] = {
     "DATABASE": None,  # the SQLite file; None = lookahead.sqlite3 in the instance folder
+    "DATABASE_TIMEOUT": 5.0,  # seconds a write waits for a lock before "storage unavailable"
     "SEARCH_WORKERS": 2,  # search processes = searches at once
     "SEARCH_QUEUE_LIMIT": 2000,  # searches that may wait in all (a bound sized from memory)
     "SEARCH_OWNER_LIMIT": 32,  # searches one browser (or address) may have waiting
@@ -66,7 +67,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     socketio.init_app(app, async_mode="threading")  # `sockets` registered its handlers on it
 
     database = app.config["DATABASE"] or Path(app.instance_path) / "lookahead.sqlite3"
-    store = SQLiteStore(database)
+    store = open_store(database, timeout=app.config["DATABASE_TIMEOUT"])
     pool = SearchPool(
         app.config["SEARCH_WORKERS"],
         app.config["SEARCH_QUEUE_LIMIT"],

@@ -1,0 +1,92 @@
+"""Engine searches the service's tests can hold, crash or heal, run inside worker processes.
+
+A real search on the real position, but only when the test says so: a held
+search writes ``started-LABEL`` (the worker's pid; LABEL is ``game-moves``)
+in the folder named by ``$LOOKAHEAD_TEST_HOLD`` and waits until
+``release-all`` exists there, or until it is cancelled (then it writes
+``cancelled-LABEL``). ``crashing_engine`` kills its worker until ``heal``
+exists. The test's side of the files is ``fake_searches.Holds``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tests.web.fake_searches import HOLD_ENV, POLL
+from webapp.engine.search import CancelFlag, Limits, Progress
+from webapp.workers.worker import run_search
+
+HELD = "tests.web.held_engine:held_engine"
+CRASHING = "tests.web.held_engine:crashing_engine"
+
+
+def label(game: str, moves: str) -> str:
+    """The name a search of ``moves`` goes by in the hold folder."""
+    return f"{game}-{moves or 'start'}"
+
+
+def held_engine(
+    game: str,
+    moves: str,
+    algorithm: str,
+    limits: Limits,
+    *,
+    move_scores: bool,
+    seed: int | None,
+    progress: Callable[[Progress], None],
+    cancel: CancelFlag,
+) -> dict[str, Any]:
+    folder = Path(os.environ[HOLD_ENV])
+    name = label(game, moves)
+    _mark(folder, "started", name)
+    while not (folder / "release-all").exists():
+        if cancel.is_set():
+            _mark(folder, "cancelled", name)
+            return {"best_move": None, "cancelled": True}
+        time.sleep(POLL)
+    return run_search(
+        game,
+        moves,
+        algorithm,
+        limits,
+        move_scores=move_scores,
+        seed=seed,
+        progress=progress,
+        cancel=cancel,
+    )
+
+
+def crashing_engine(
+    game: str,
+    moves: str,
+    algorithm: str,
+    limits: Limits,
+    *,
+    move_scores: bool,
+    seed: int | None,
+    progress: Callable[[Progress], None],
+    cancel: CancelFlag,
+) -> dict[str, Any]:
+    folder = Path(os.environ[HOLD_ENV])
+    _mark(folder, "started", label(game, moves))
+    if not (folder / "heal").exists():
+        os._exit(3)  # a worker dying mid-search, as a segfault or the OOM killer would
+    return run_search(
+        game,
+        moves,
+        algorithm,
+        limits,
+        move_scores=move_scores,
+        seed=seed,
+        progress=progress,
+        cancel=cancel,
+    )
+
+
+def _mark(folder: Path, what: str, name: str) -> None:
+    with open(folder / f"{what}-{name}", "a") as file:
+        file.write(f"{os.getpid()}\n")

@@ -1,0 +1,105 @@
+"""Corrupt rows (webapp/store/validate.py, rows.py): each fails ``get``, ``playing`` skips it.
+
+Each case stores a good game, then breaks one column behind the store's back
+(as a hand edit, an old release or a torn write would), next to two good games.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from tests.web.test_store import game_record
+from webapp.protocol import DEFAULT_SETTINGS
+from webapp.store import CorruptRecord, GameRecord, SQLiteStore, validate
+
+SETTINGS = json.dumps(DEFAULT_SETTINGS)
+WITHOUT_A_KEY = json.dumps({k: v for k, v in DEFAULT_SETTINGS.items() if k != "show_analysis"})
+
+#: (case, {column: raw value}, words the reason contains)
+CASES = [
+    ("truncated-settings", {"settings": SETTINGS[:25]}, "settings is not valid JSON"),
+    ("settings-missing-a-key", {"settings": WITHOUT_A_KEY}, "settings lack show_analysis"),
+    ("settings-out-of-range", {"settings": SETTINGS.replace("perfect", "godlike")}, "level"),
+    ("settings-unknown-key", {"settings": SETTINGS[:-1] + ', "x": 1}'}, "'x'"),
+    ("settings-not-an-object", {"settings": "[1, 2]"}, "settings is not an object"),
+    ("settings-nested-too-deep", {"settings": "[" * 100_000}, "settings is not valid JSON"),
+    ("settings-blob", {"settings": SETTINGS.encode()}, "settings is not JSON text"),
+    ("unknown-game", {"game": "chess"}, "unknown game 'chess'"),
+    ("illegal-moves", {"moves": "44444444"}, "move 7 of '44444444'"),
+    ("moves-off-the-board", {"moves": "48"}, "not a column"),
+    ("moves-blob", {"moves": b"44"}, "moves is not a string"),
+    ("playing-but-won", {"moves": "1212121"}, "contradict the moves"),
+    ("won-but-playing", {"status": "won", "winner": 0}, "contradict the moves"),
+    ("wrong-winner", {"moves": "1212121", "status": "won", "winner": 1}, "contradict"),
+    ("unknown-status", {"status": "paused"}, "status is not one of"),
+    ("winner-text", {"winner": "first"}, "winner is not 0, 1 or null"),
+    ("version-text", {"version": "one"}, "version is not a positive integer"),
+    ("version-zero", {"version": 0}, "version is not a positive integer"),
+    ("version-fraction", {"version": 1.5}, "version is not a positive integer"),
+    ("empty-seat", {"seat_hash": ""}, "seat_hash is not a non-empty string"),
+    ("seat-blob", {"seat_hash": b"\x00"}, "seat_hash is not a non-empty string"),
+    ("time-blob", {"created_at": b"\x00"}, "created_at is not a string"),
+    ("engine-move-not-object", {"last_engine_move": '"4"'}, "last_engine_move is not an object"),
+    ("engine-move-truncated", {"last_engine_move": '{"best'}, "last_engine_move is not valid"),
+]
+
+
+@pytest.fixture
+def path(tmp_path: Path) -> Iterator[Path]:
+    """A database with good games "old" and "new" around the game "bad" (still good)."""
+    store = SQLiteStore(tmp_path / "games.db")
+    store.create(game_record("old", "4", updated_at="2030-01-01T00:00:00+00:00"))
+    store.create(game_record("bad", "44", updated_at="2030-01-02T00:00:00+00:00"))
+    store.create(game_record("new", "", updated_at="2030-01-03T00:00:00+00:00"))
+    store.close()
+    yield tmp_path / "games.db"
+
+
+def corrupt(path: Path, columns: dict[str, object]) -> None:
+    """Write ``columns`` of the game "bad" behind the store's back."""
+    with sqlite3.connect(path) as db:
+        assignments = ", ".join(f"{name} = ?" for name in columns)
+        db.execute(f"UPDATE games SET {assignments} WHERE id = 'bad'", tuple(columns.values()))
+    db.close()
+
+
+@pytest.mark.parametrize(("columns", "reason"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_a_corrupt_row_fails_get_and_is_skipped_by_playing(
+    path: Path, columns: dict[str, object], reason: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    corrupt(path, columns)
+    store = SQLiteStore(path)
+    try:
+        with caplog.at_level(logging.ERROR, logger="webapp.store"):
+            with pytest.raises(CorruptRecord) as caught:
+                store.get("bad")
+            assert caught.value.game_id == "bad" and reason in caught.value.reason
+            assert "game 'bad' cannot be loaded" in caplog.text and reason in caplog.text
+            assert [game.id for game in store.playing(10)] == ["new", "old"]
+            assert [game.id for game in store.playing(2)] == ["new", "old"]
+        for game_id in ("old", "new"):
+            assert store.get(game_id) is not None
+    finally:
+        store.close()
+
+
+def test_the_good_row_of_the_fixture_is_good(path: Path) -> None:
+    store = SQLiteStore(path)
+    try:
+        assert [game.id for game in store.playing(10)] == ["new", "bad", "old"]
+    finally:
+        store.close()
+
+
+def test_validate_names_the_first_failed_check() -> None:
+    validate(replace(game_record("abc", "44"), version=1))
+    broken = GameRecord("abc", "connect4", "44", {}, "hash", version=1)
+    with pytest.raises(CorruptRecord, match="settings lack algorithm, depth"):
+        validate(broken)

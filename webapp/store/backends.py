@@ -1,0 +1,31 @@
+"""``open_store``: the backend a location names (a file path today; PostgreSQL comes later)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from webapp.store.record import GameStore
+from webapp.store.sqlite import SQLiteStore
+
+#: The URL schemes ``open_store`` knows (a plain path needs none).
+SCHEMES = ("sqlite",)
+
+
+def open_store(location: str | Path, *, timeout: float = 5.0) -> GameStore:
+    """The store at ``location``; ``timeout`` is how long a write waits for a lock (seconds).
+
+    ``location`` is a SQLite file path, ``":memory:"``, or a ``sqlite://`` URL
+    as SQLAlchemy writes them (``sqlite:///relative.db``, ``sqlite:////abs.db``,
+    ``sqlite://`` for memory). Any other scheme raises ValueError naming the
+    supported ones (the location itself is not repeated: it may hold a password).
+    """
+    text = str(location)
+    if "://" not in text:
+        return SQLiteStore(location, timeout=timeout)
+    scheme, rest = text.split("://", 1)
+    if scheme != "sqlite":
+        supported = ", ".join(f"{name}://" for name in SCHEMES)
+        raise ValueError(
+            f"unsupported store scheme {scheme!r}: give a SQLite file path or one of {supported}"
+        )
+    return SQLiteStore(rest[1:] if rest else ":memory:", timeout=timeout)

@@ -1,0 +1,38 @@
+"""Schema versions and the migrations between them; the runner's rules, shared by every backend.
+
+A backend keeps a list of migrations: entry ``n - 1`` takes the schema from
+version ``n - 1`` to ``n``. Each is a tuple of SQL statements, or a callable
+given the backend's connection (for changes SQL alone cannot make, such as
+rewriting JSON). The database records its version (SQLite: ``PRAGMA
+user_version``); opening a store runs the pending migrations in one
+transaction, so a failure leaves the database exactly as it was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, TypeAlias
+
+from webapp.store.errors import SchemaError
+
+#: The schema this code reads and writes; every backend's list has this many migrations.
+#: 1: the first schema (``games``); 2: ``games.version`` and the ``games_by_update`` index.
+SCHEMA_VERSION = 2
+
+#: SQL statements run in order, or a function of the backend's connection.
+Migration: TypeAlias = tuple[str, ...] | Callable[[Any], None]
+
+
+def pending(current: int, migrations: Sequence[Migration]) -> list[tuple[int, Migration]]:
+    """``(version, migration)`` for each migration a database at ``current`` still needs.
+
+    Raises ``SchemaError`` when the database is newer than ``migrations`` know:
+    its rows may mean something this code would misread, or overwrite.
+    """
+    known = len(migrations)
+    if current > known:
+        raise SchemaError(
+            f"the database has schema version {current}, newer than this code's {known}: "
+            "upgrade Lookahead (it will not read or write a schema it does not know)"
+        )
+    return [(version, migrations[version - 1]) for version in range(current + 1, known + 1)]
