@@ -22,7 +22,7 @@ def test_a_small_load_run_prints_a_row_per_scenario_and_every_move_is_answered()
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
     header = next(line for line in lines if line.startswith("scenario"))
-    columns = header[LABEL:].split()[:11]
+    columns = header[LABEL:].split()[:12]
     rows = {
         line[:LABEL].strip(): dict(zip(columns, line[LABEL:].split(), strict=False))
         for line in lines[lines.index(header) + 1 :]
@@ -35,7 +35,8 @@ def test_a_small_load_run_prints_a_row_per_scenario_and_every_move_is_answered()
         # in two moves of tic-tac-toe, so every move wants and gets the engine's reply.
         expected = {"easy burst": 2, "easy": 2, "hostile: play": 4}[label]
         assert int(row["moves"]) == int(row["replies"]) == expected, done.stdout
-        assert (row["unans"], row["busy"], row["tmout"], row["disc"]) == ("0",) * 4, done.stdout
+        untold = [row[key] for key in ("unans", "ended", "busy", "tmout", "disc")]
+        assert untold == ["0"] * 5, done.stdout
     hostile = next(line for line in lines if "hostile client:" in line)
     assert "2 connections sent" in hostile, done.stdout
 

@@ -98,12 +98,13 @@ def ms(seconds: float) -> str:
 
 #: One word per column (scripts split on spaces; only the first column, 14 wide, holds one).
 HEADER = (f"{'scenario':<14} {'level':<8} {'players':>7} {'moves':>6} {'replies':>7} "
-          f"{'unans':>5} {'p50':>7} {'p95':>7} {'max':>7} {'busy':>5} {'tmout':>5} "
+          f"{'unans':>5} {'ended':>5} {'p50':>7} {'p95':>7} {'max':>7} {'busy':>5} {'tmout':>5} "
           f"{'disc':>4} {'page50':>8} {'page95':>8} {'moves/s':>7}  errors")  # fmt: skip
 LEGEND = """\
 # p50/p95/max: engine reply latency in ms (nearest rank), from a player's move to the
 #   engine_move for the position after it; page50/page95: GET / meanwhile, in ms
-# moves: sent; replies: engine replies; unans: accepted moves never answered;
+# moves: sent (a refused move counts: the player tries again after its think time);
+# replies: engine replies; unans: accepted moves never answered; ended: moves ending a game;
 # busy: refused as busy; tmout: no answer in the reply timeout; disc: dropped connections;
 # moves/s: engine replies per second over the scenario; errors: error events by code"""
 
@@ -112,7 +113,7 @@ def format_row(row: Row) -> str:
     t, lat, page = row.tally, row.tally.latencies, row.page.latencies
     errors = ", ".join(f"{code}={n}" for code, n in sorted(t.errors.items())) or "-"
     return (f"{row.label:<14} {row.level:<8} {row.players:>7} {t.moves:>6} {t.replies:>7} "
-            f"{t.expected - t.replies:>5} {ms(nearest_rank(lat, 50)):>7} "
+            f"{t.expected - t.replies:>5} {t.ended:>5} {ms(nearest_rank(lat, 50)):>7} "
             f"{ms(nearest_rank(lat, 95)):>7} {ms(max(lat, default=math.nan)):>7} "
             f"{t.errors.get('busy', 0):>5} {t.timeouts:>5} {t.disconnects:>4} "
             f"{ms(nearest_rank(page, 50)):>8} {ms(nearest_rank(page, 95)):>8} "

@@ -42,6 +42,7 @@ class Tally:
     moves: int = 0  # moves sent
     expected: int = 0  # moves sent that the engine had to answer (not refused, not game-ending)
     replies: int = 0
+    ended: int = 0  # moves that ended the game (no reply wanted)
     latencies: list[float] = field(default_factory=list)  # seconds, one per reply
     errors: Counter[str] = field(default_factory=Counter)  # error events by code
     timeouts: int = 0
@@ -90,6 +91,7 @@ class Player:
 
     def __init__(self, url: str, plan: PlayerPlan, tally: Tally, seed: int) -> None:
         self.url, self.plan, self.tally = url, plan, tally
+        self.current = tally  # the row the move under way counts in (the burst has its own)
         self.rng = random.Random(seed)
         self.http = requests.Session()
         self.sio = socketio.Client(reconnection=False)
@@ -124,7 +126,7 @@ class Player:
 
     def _on_error(self, payload: dict[str, Any]) -> None:
         code = str(payload.get("code", "unknown"))
-        self.tally.error(code)
+        self.current.error(code)
         with self.cond:
             self.failure = code
             self.cond.notify_all()
@@ -135,7 +137,7 @@ class Player:
                 return
             self.failure = "disconnected"
             self.cond.notify_all()
-        self.tally.add(disconnects=1)
+        self.current.add(disconnects=1)
 
     # -- playing (the player's thread) --------------------------------------------------
     def run(self) -> None:
@@ -146,6 +148,8 @@ class Player:
                 with contextlib.suppress(threading.BrokenBarrierError):
                     self.plan.burst.wait(timeout=REPLY_TIMEOUT * 2)
                 self.play_one(self.plan.burst_tally)
+                with self.cond:
+                    self.current = self.tally
             played = 1 if self.plan.burst is not None else 0
             while played < self.plan.moves and not self.plan.stop.is_set():
                 if not self.sio.connected or self.position.is_terminal():
@@ -184,6 +188,7 @@ class Player:
         ends = new_game(self.plan.game, after).is_terminal()
         with self.cond:
             self.waiting, self.answer, self.failure = after, None, None
+            self.current = tally
         sent = time.perf_counter()
         self.sio.emit(protocol.MOVE, {"game_id": self.game_id, "move": move})
         tally.add(moves=1)
@@ -192,7 +197,9 @@ class Player:
                                timeout=REPLY_TIMEOUT)  # fmt: skip
             answer, failure, received = self.answer, self.failure, self.received
         if answer is not None:
-            if not ends:
+            if ends:
+                tally.add(ended=1)
+            else:
                 tally.add(expected=1)
                 tally.reply(received - sent)
                 after += answer["move"]
