@@ -106,7 +106,8 @@ LEGEND = """\
 # moves: sent (a refused move counts: the player tries again after its think time);
 # replies: engine replies; unans: accepted moves never answered; ended: moves ending a game;
 # busy: refused as busy; tmout: no answer in the reply timeout; disc: dropped connections;
-# moves/s: engine replies per second over the scenario; errors: error events by code"""
+# moves/s: engine replies per second over the scenario; errors: error events by code,
+#   create:STATUS = POST /api/games refused (that player stops), client:X = a client failure"""
 
 
 def format_row(row: Row) -> str:

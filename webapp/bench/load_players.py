@@ -35,6 +35,10 @@ HOSTILE_PAUSE = 0.05
 FETCH_PERIOD = 0.2
 
 
+class GameRefused(Exception):
+    """POST /api/games did not answer 201."""
+
+
 @dataclass
 class Tally:
     """What one table row counts; every method may be called from any thread."""
@@ -160,6 +164,8 @@ class Player:
                     break
                 self.play_one(self.tally)
                 played += 1
+        except GameRefused:
+            pass  # counted; this player stops (a rate limit, a full server)
         except Exception as error:  # a client failure is a figure, never a crash
             self.tally.error(f"client:{type(error).__name__}")
         finally:
@@ -172,8 +178,8 @@ class Player:
         body: dict[str, Any] = {"game": self.plan.game, "settings": self.plan.settings}
         response = self.http.post(f"{self.url}/api/games", json=body, timeout=REPLY_TIMEOUT)
         if response.status_code != 201:
-            code = (response.json().get("error") or {}).get("code", response.status_code)
-            raise RuntimeError(f"create: {code}")
+            self.current.error(f"create:{response.status_code}")
+            raise GameRefused(response.text[:200])
         state = response.json()
         self.closing = False
         connect(self.url, self.sio, cookie_header(self.http))
