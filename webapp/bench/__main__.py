@@ -1,5 +1,8 @@
 """``python -m webapp.bench DIR``: the engine's figures, kernel and pure Python side by side.
 
+(``python -m webapp.bench load ...`` is the load benchmark of the real server:
+see ``webapp/bench/load.py`` or ``python -m webapp.bench load --help``.)
+
 Sections (``--sections``, all by default):
 
 * ``files``      exact solving of each position file in DIR (``MOVES SCORE`` lines,
@@ -157,6 +160,11 @@ def print_games(games_per_colour: int, seed: int, opponents: list[str]) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    if arguments[:1] == ["load"]:
+        from webapp.bench import load
+
+        return load.main(arguments[1:])
     parser = argparse.ArgumentParser(
         prog="python -m webapp.bench", description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -178,7 +186,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help=f"comma-separated, of: {', '.join(games.OPPONENTS)}")  # fmt: skip
     parser.add_argument("--seed", type=int, default=1, help="positions and games")
     parser.add_argument("--python", action="store_true", help="pure-Python engine only")
-    args = parser.parse_args(argv)
+    args = parser.parse_args(arguments)
     if not args.folder.is_dir():
         print(f"error: {args.folder} is not a folder", file=sys.stderr)
         return 2

@@ -1,0 +1,60 @@
+"""The load benchmark runs the real server and accounts for every move (no timing is asserted)."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+
+from webapp.bench.load import nearest_rank, parse_think
+
+#: Width of the table's first column (the row's label may hold a space).
+LABEL = 14
+
+
+def test_a_small_load_run_prints_a_row_per_scenario_and_every_move_is_answered() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "webapp.bench", "load", "--scenario", "easy,hostile",
+         "--players", "2", "--moves", "2", "--think", "0", "--hostile", "2",
+         "--workers", "1", "--game", "tictactoe"],
+        capture_output=True, text=True, timeout=150, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    header = next(line for line in lines if line.startswith("scenario"))
+    columns = header[LABEL:].split()[:12]
+    rows = {
+        line[:LABEL].strip(): dict(zip(columns, line[LABEL:].split(), strict=False))
+        for line in lines[lines.index(header) + 1 :]
+        if line[:LABEL].strip() in ("easy burst", "easy", "hostile: play")
+    }
+    assert set(rows) == {"easy burst", "easy", "hostile: play"}, done.stdout
+    for label, row in rows.items():
+        assert row["players"] == "2" and row["level"] == "easy", label
+        # burst: one move each; easy: the second; hostile: two moves each. No game can end
+        # in two moves of tic-tac-toe, so every move wants and gets the engine's reply.
+        expected = {"easy burst": 2, "easy": 2, "hostile: play": 4}[label]
+        assert int(row["moves"]) == int(row["replies"]) == expected, done.stdout
+        untold = [row[key] for key in ("unans", "ended", "busy", "tmout", "disc")]
+        assert untold == ["0"] * 5, done.stdout
+    hostile = next(line for line in lines if "hostile client:" in line)
+    assert "2 connections sent" in hostile, done.stdout
+
+
+def test_a_server_that_cannot_be_reached_is_the_only_failure() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "webapp.bench", "load", "--url", "http://127.0.0.1:9"],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1 and "nothing answers" in done.stderr
+
+
+def test_nearest_rank_returns_measured_values() -> None:
+    values = [5.0, 1.0, 4.0, 2.0, 3.0]
+    assert [nearest_rank(values, q) for q in (0, 20, 50, 95, 100)] == [1.0, 1.0, 3.0, 5.0, 5.0]
+    assert math.isnan(nearest_rank([], 50))
+
+
+def test_think_time_is_a_range_or_one_value() -> None:
+    assert parse_think("0.2-1.0") == (0.2, 1.0)
+    assert parse_think("0") == (0.0, 0.0)
