@@ -40,6 +40,7 @@ BAD_SETTINGS = "bad_settings"
 NOTHING_TO_UNDO = "nothing_to_undo"
 BUSY = "busy"  # the server's search queue is full
 ENGINE_FAILED = "engine_failed"  # the engine's search stopped with an error
+RATE_LIMITED = "rate_limited"  # too many requests from this browser or address: wait and retry
 
 # -- Games ----------------------------------------------------------------------
 #: The games' display names, by the name used in URLs and the API.

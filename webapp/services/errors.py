@@ -18,6 +18,7 @@ HTTP_STATUS = {
     protocol.NOTHING_TO_UNDO: 409,
     protocol.BUSY: 503,
     protocol.ENGINE_FAILED: 500,
+    protocol.RATE_LIMITED: 429,
 }
 
 

@@ -12,13 +12,14 @@ import logging
 import os
 import weakref
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from flask import Flask
 
 from webapp.services import GameService
+from webapp.services.retention import PrunableStore, RetentionSchedule
 from webapp.store import SQLiteStore
-from webapp.web import api, pages, sockets  # noqa: F401  (importing sockets registers its handlers)
+from webapp.web import admission, api, identity, pages, sockets  # noqa: F401  (sockets registers its handlers)
 from webapp.web.extensions import socketio
 from webapp.workers import SearchPool
 
@@ -34,8 +35,17 @@ DEFAULTS: dict[str, Any] = {
     "SEARCH_QUEUE_LIMIT": 16,  # searches that may wait for a worker; more get BUSY
     "SEARCH_WARMUP": True,  # warm the engine (compile kernels) when a worker starts
     "SEARCH_SEED": None,  # a fixed seed makes the engine's tie-breaks repeatable (tests)
-    "SEAT_COOKIE_SECURE": False,  # True behind HTTPS
+    "SEAT_COOKIE_SECURE": False,  # True behind HTTPS (an HTTPS request gets Secure anyway)
     "LOOKAHEAD_ROOT": None,  # the folder with templates/ and static/
+    # A request body (HTTP) or Socket.IO message past this many bytes is refused (413).
+    "MAX_CONTENT_LENGTH": 64 * 1024,
+    # Rate limits ("N/minute"; None = none), per identity cookie and per address.
+    **admission.DEFAULTS,
+    # Retention: unfinished games untouched for N days and finished games older than
+    # M days are deleted every RETENTION_EVERY_HOURS (0 = never; `python -m webapp prune`).
+    "RETENTION_UNFINISHED_DAYS": 30,
+    "RETENTION_FINISHED_DAYS": 365,
+    "RETENTION_EVERY_HOURS": 6,
 }
 
 
@@ -56,9 +66,14 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
     pages.register_error_pages(app)
-    socketio.init_app(app, async_mode="threading")  # `sockets` registered its handlers on it
+    identity.init_app(app)
+    admission.init_app(app)
+    # `sockets` registered its handlers on it; a message past the body limit closes its connection.
+    socketio.init_app(
+        app, async_mode="threading", max_http_buffer_size=app.config["MAX_CONTENT_LENGTH"]
+    )
 
-    database = app.config["DATABASE"] or Path(app.instance_path) / "lookahead.sqlite3"
+    database = app.config["DATABASE"] or default_database()
     store = SQLiteStore(database)
     pool = SearchPool(
         app.config["SEARCH_WORKERS"],
@@ -70,8 +85,23 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     pool.start(socketio.start_background_task)
     service.resume(app.config["SEARCH_QUEUE_LIMIT"])
     weakref.finalize(app, service.close)  # at exit, if nobody closed it first
+    if app.config["RETENTION_EVERY_HOURS"]:
+        retention = RetentionSchedule(
+            cast(PrunableStore, store),  # SQLiteStore.prune comes with the store's own work
+            unfinished_days=app.config["RETENTION_UNFINISHED_DAYS"],
+            finished_days=app.config["RETENTION_FINISHED_DAYS"],
+            every_hours=app.config["RETENTION_EVERY_HOURS"],
+        )
+        app.extensions["lookahead_retention"] = retention
+        retention.start(socketio.start_background_task)
+        weakref.finalize(app, retention.stop)
     log.info("Lookahead: games in %s, %d search workers", database, pool.size)
     return app
+
+
+def default_database() -> Path:
+    """Where games are kept unless DATABASE says: ``lookahead.sqlite3`` in the instance folder."""
+    return Path(Flask(__name__).instance_path) / "lookahead.sqlite3"
 
 
 def service_of(app: Flask) -> GameService:
@@ -81,7 +111,10 @@ def service_of(app: Flask) -> GameService:
 
 
 def close_app(app: Flask) -> None:
-    """Stop the app's search workers and close its store."""
+    """Stop the app's retention schedule and search workers, and close its store."""
+    retention: RetentionSchedule | None = app.extensions.get("lookahead_retention")
+    if retention is not None:
+        retention.stop()
     service_of(app).close()
 
 
