@@ -78,12 +78,12 @@ def game_error(error: GameError) -> tuple[Response, int]:
 @bp.post("/games")
 def create_game() -> Response:
     """{game, settings?, moves?} -> 201 and the game's state; the identity cookie is set."""
+    token = ensure_identity()  # first, so a browser's first creation counts against it
     admit("create")
     body = json_body()
     unknown = set(body) - {"game", "settings", "moves"}
     if unknown:
         raise GameError(protocol.BAD_REQUEST, f"Unknown fields: {', '.join(sorted(unknown))}.")
-    token = ensure_identity()
     record = service().create(
         body.get("game"), body.get("settings"), body.get("moves"), owner=token
     )

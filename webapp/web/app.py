@@ -21,6 +21,7 @@ from webapp.services.retention import PrunableStore, RetentionSchedule
 from webapp.store import SQLiteStore
 from webapp.web import admission, api, identity, pages, sockets  # noqa: F401  (sockets registers its handlers)
 from webapp.web.extensions import socketio
+from webapp.web.packets import SafePacket
 from webapp.workers import SearchPool
 
 log = logging.getLogger(__name__)
@@ -70,7 +71,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     admission.init_app(app)
     # `sockets` registered its handlers on it; a message past the body limit closes its connection.
     socketio.init_app(
-        app, async_mode="threading", max_http_buffer_size=app.config["MAX_CONTENT_LENGTH"]
+        app,
+        async_mode="threading",
+        max_http_buffer_size=app.config["MAX_CONTENT_LENGTH"],
+        serializer=SafePacket,  # unreadable packets become one error event, not a traceback
     )
 
     database = app.config["DATABASE"] or default_database()

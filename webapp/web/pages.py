@@ -88,11 +88,11 @@ def position_link() -> Any:
 @bp.post("/new")
 def new() -> Any:
     """The home form or a position page's button: create the game, then go to it (303)."""
-    form = request.form
+    form, owner = request.form, ensure_identity()
     try:
         admit("create")
         record = service().create(
-            form.get("game"), link_settings(form), form.get("moves", ""), owner=ensure_identity()
+            form.get("game"), link_settings(form), form.get("moves", ""), owner=owner
         )
     except RateLimited as error:
         page, status = error_page(error.message, error.status)

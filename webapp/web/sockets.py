@@ -24,7 +24,8 @@ from webapp.web.admission import admit
 from webapp.web.api import next_game, service
 from webapp.web.extensions import socketio
 from webapp.web.identity import identity
-from webapp.web.identity import token_for as seat_token
+from webapp.web.identity import token_for as seat_token  # on_join's name for it
+from webapp.web.packets import MALFORMED
 
 log = logging.getLogger(__name__)
 
@@ -126,6 +127,20 @@ def on_analyse(payload: Payload) -> Payload:
     """Analyse the position with an algorithm; the ``analysis`` event goes to the sender."""
     service().analyse(payload["game_id"], payload.get("algorithm"), sid())
     return {"ok": True}
+
+
+def on_malformed(*_: Any) -> Payload:
+    """An unreadable packet (see ``packets.py``): one error to the sender, no traceback."""
+    error = GameError(protocol.BAD_REQUEST, "The server could not read that message.")
+    try:
+        admit("event")
+    except GameError as refused:
+        error = refused
+    emit(protocol.ERROR, error.payload())
+    return error.payload()
+
+
+socketio.on_event(MALFORMED, on_malformed)
 
 
 @socketio.on("disconnect")
