@@ -17,6 +17,12 @@ from typing import Any, Protocol
 
 log = logging.getLogger(__name__)
 
+#: The defaults (the app's RETENTION_* settings and ``python -m webapp prune``): a month
+#: for a game nobody plays on, a year for a finished one, pruned every 6 hours.
+UNFINISHED_DAYS = 30
+FINISHED_DAYS = 365
+EVERY_HOURS = 6
+
 #: The first scheduled run waits at most this long after start-up (seconds), so a
 #: server restarted more often than its interval still prunes.
 FIRST_RUN_DELAY = 300.0

@@ -16,7 +16,7 @@ from typing import Any, cast
 
 from flask import Flask
 
-from webapp.services import GameService
+from webapp.services import GameService, retention
 from webapp.services.retention import PrunableStore, RetentionSchedule
 from webapp.store import SQLiteStore
 from webapp.web import admission, api, identity, pages, sockets  # noqa: F401  (sockets registers its handlers)
@@ -44,9 +44,9 @@ DEFAULTS: dict[str, Any] = {
     **admission.DEFAULTS,
     # Retention: unfinished games untouched for N days and finished games older than
     # M days are deleted every RETENTION_EVERY_HOURS (0 = never; `python -m webapp prune`).
-    "RETENTION_UNFINISHED_DAYS": 30,
-    "RETENTION_FINISHED_DAYS": 365,
-    "RETENTION_EVERY_HOURS": 6,
+    "RETENTION_UNFINISHED_DAYS": retention.UNFINISHED_DAYS,
+    "RETENTION_FINISHED_DAYS": retention.FINISHED_DAYS,
+    "RETENTION_EVERY_HOURS": retention.EVERY_HOURS,
 }
 
 
@@ -79,6 +79,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     database = app.config["DATABASE"] or default_database()
     store = SQLiteStore(database)
+    schedule = retention_schedule(app, store)  # before the workers: bad settings fail first
     pool = SearchPool(
         app.config["SEARCH_WORKERS"],
         app.config["SEARCH_QUEUE_LIMIT"],
@@ -89,18 +90,25 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     pool.start(socketio.start_background_task)
     service.resume(app.config["SEARCH_QUEUE_LIMIT"])
     weakref.finalize(app, service.close)  # at exit, if nobody closed it first
-    if app.config["RETENTION_EVERY_HOURS"]:
-        retention = RetentionSchedule(
-            cast(PrunableStore, store),  # SQLiteStore.prune comes with the store's own work
-            unfinished_days=app.config["RETENTION_UNFINISHED_DAYS"],
-            finished_days=app.config["RETENTION_FINISHED_DAYS"],
-            every_hours=app.config["RETENTION_EVERY_HOURS"],
-        )
-        app.extensions["lookahead_retention"] = retention
-        retention.start(socketio.start_background_task)
-        weakref.finalize(app, retention.stop)
+    if schedule is not None:
+        schedule.start(socketio.start_background_task)
+        weakref.finalize(app, schedule.stop)
     log.info("Lookahead: games in %s, %d search workers", database, pool.size)
     return app
+
+
+def retention_schedule(app: Flask, store: SQLiteStore) -> RetentionSchedule | None:
+    """The pruning the app runs in the background (None when RETENTION_EVERY_HOURS is 0)."""
+    if not app.config["RETENTION_EVERY_HOURS"]:
+        return None
+    schedule = RetentionSchedule(
+        cast(PrunableStore, store),  # SQLiteStore.prune comes with the store's own work
+        unfinished_days=app.config["RETENTION_UNFINISHED_DAYS"],
+        finished_days=app.config["RETENTION_FINISHED_DAYS"],
+        every_hours=app.config["RETENTION_EVERY_HOURS"],
+    )
+    app.extensions["lookahead_retention"] = schedule
+    return schedule
 
 
 def default_database() -> Path:
@@ -116,9 +124,9 @@ def service_of(app: Flask) -> GameService:
 
 def close_app(app: Flask) -> None:
     """Stop the app's retention schedule and search workers, and close its store."""
-    retention: RetentionSchedule | None = app.extensions.get("lookahead_retention")
-    if retention is not None:
-        retention.stop()
+    schedule: RetentionSchedule | None = app.extensions.get("lookahead_retention")
+    if schedule is not None:
+        schedule.stop()
     service_of(app).close()
 
 
