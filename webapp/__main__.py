@@ -1,5 +1,9 @@
 """Start the server: ``python -m webapp [--host H] [--port P] [--db PATH] [--workers N]``.
 
+``python -m webapp prune [--db PATH] [--unfinished-days N] [--finished-days M]``
+deletes the games past their retention once and prints how many (the server
+also does it every ``RETENTION_EVERY_HOURS``).
+
 This runs Flask-SocketIO's own (threaded Werkzeug) server. For deployment,
 run one process with many threads, as Flask-SocketIO's deployment guide says:
 
@@ -15,12 +19,52 @@ from types import FrameType
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    from webapp.services import retention  # here, like main's imports: workers re-import this
+
     parser = argparse.ArgumentParser(prog="python -m webapp", description=__doc__.split("\n")[0])
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
     parser.add_argument("--port", type=int, default=5000, help="port (5000)")
     parser.add_argument("--db", help="SQLite file (default: lookahead.sqlite3 in instance/)")
     parser.add_argument("--workers", type=int, default=2, help="search processes (2)")
-    return parser.parse_args(argv)
+    commands = parser.add_subparsers(dest="command", metavar="{prune}")
+    prune = commands.add_parser("prune", help="delete abandoned and old games once, print how many")
+    prune.add_argument("--db", dest="prune_db", help="SQLite file (default: as the server)")
+    unfinished, finished = retention.UNFINISHED_DAYS, retention.FINISHED_DAYS
+    prune.add_argument(
+        "--unfinished-days",
+        type=float,
+        default=unfinished,
+        help=f"delete unfinished games untouched for this many days ({unfinished})",
+    )
+    prune.add_argument(
+        "--finished-days",
+        type=float,
+        default=finished,
+        help=f"delete finished games older than this many days ({finished})",
+    )
+    args = parser.parse_args(argv)
+    if args.command == "prune":
+        args.db = args.prune_db or args.db
+        if args.unfinished_days < 0 or args.finished_days < 0:
+            parser.error("retention days must be 0 or more")
+    return args
+
+
+def prune_command(args: argparse.Namespace) -> int:
+    """Delete the games past their retention in ``args.db``; how many."""
+    from webapp.services.retention import prune
+    from webapp.store import open_store
+    from webapp.web.app import default_database
+
+    store = open_store(args.db or default_database())
+    try:
+        return prune(
+            store,
+            unfinished_days=args.unfinished_days,
+            finished_days=args.finished_days,
+        )
+    finally:
+        store.close()
 
 
 def _stop(signum: int, frame: FrameType | None) -> None:
@@ -35,6 +79,9 @@ def main(argv: list[str] | None = None) -> None:
 
     args = parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+    if args.command == "prune":
+        print(f"Removed {prune_command(args)} games.", flush=True)
+        return
     config: dict[str, object] = {"SEARCH_WORKERS": max(1, args.workers)}
     if args.db:
         config["DATABASE"] = args.db

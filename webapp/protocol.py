@@ -44,6 +44,7 @@ ENGINE_FAILED = "engine_failed"  # the engine's search stopped with an error
 CONFLICT = "conflict"  # the game changed at the same moment (another tab or server)
 STORE_UNAVAILABLE = "store_unavailable"  # the database cannot be read or written now
 CORRUPT_GAME = "corrupt_game"  # the game's stored record is damaged
+RATE_LIMITED = "rate_limited"  # too many requests from this browser or address: wait and retry
 
 # -- Games ----------------------------------------------------------------------
 #: The games' display names, by the name used in URLs and the API.

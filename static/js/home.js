@@ -1,5 +1,5 @@
 // The home page: pick a game and the engine's settings, start a game.
-// Without JavaScript the form still works: it is a GET to /new.
+// Without JavaScript the form still works: it is a POST to /new.
 
 import { readConfig } from "./config.js";
 import { createGame } from "./api.js";

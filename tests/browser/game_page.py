@@ -33,8 +33,13 @@ class GamePage:
         expect(self.board).to_be_visible()
 
     def open_new(self, query: str) -> None:
-        """Start a game through a position link (/new?...)."""
+        """Start a game through a position link (/new?...): its page, then "Play from here"."""
         self.page.goto(f"/new?{query}")
+        self.play_from_here()
+
+    def play_from_here(self) -> None:
+        """On a position link's page, start the game (a POST) and wait for the game page."""
+        self.page.get_by_role("button", name="Play from here").click()
         self.page.wait_for_url(re.compile(r"/g/[^/]+$"))
         expect(self.board).to_be_visible()
 

@@ -53,8 +53,9 @@ def test_a_spectator_watches_live_and_cannot_move(
         expect(continue_link).to_have_attribute(
             "href", re.compile(rf"game=tictactoe.*moves={moves}")
         )
-        continue_link.click()
-        watcher.page.wait_for_url(re.compile(r"/g/[^/]+$"))
+        continue_link.click()  # the position's page: nothing is created until its button
+        watcher.page.wait_for_url(re.compile(r"/new\?"))
+        watcher.play_from_here()
         expect(watcher.page.locator("#spectator-bar")).to_be_hidden()
         expect(watcher.moves).to_have_count(2)
         assert watcher.page.url != link

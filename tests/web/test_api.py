@@ -1,4 +1,4 @@
-"""The JSON API (webapp/api.py): create a game, read it, start the next one, claim a seat."""
+"""The JSON API (webapp/web/api.py): create a game, read it, start the next one; bad bodies."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from flask.testing import FlaskClient
 
 from tests.web.helpers import create, stored
 from webapp import protocol
-from webapp.services.seats import cookie_name
+from webapp.services.seats import token_hash
 from webapp.web.app import service_of
+from webapp.web.identity import COOKIE
 
 STATE_KEYS = {
     "id", "game", "moves", "status", "winner", "to_move", "settings", "human_side",
@@ -36,16 +37,26 @@ def test_create_returns_the_state_and_the_seat_cookie(client: FlaskClient) -> No
     assert state["settings"]["level"] == "easy"
     assert (state["human_side"], state["engine_side"], state["to_move"]) == (0, 1, 0)
     cookie = response.headers["Set-Cookie"]
-    assert cookie.startswith(cookie_name(state["id"]) + "=")
+    assert cookie.startswith(COOKIE + "=")
     assert "HttpOnly" in cookie and "SameSite=Lax" in cookie and "Path=/" in cookie
+    assert "Max-Age=31536000" in cookie
 
 
 def test_game_ids_and_seats_are_unguessable(client: FlaskClient, app: Flask) -> None:
     first, second = create(client), create(client)
     assert first["id"] != second["id"] and len(first["id"]) >= 16
-    token = client.get_cookie(cookie_name(first["id"]))
+    token = client.get_cookie(COOKIE)
     assert token is not None and len(token.value) >= 32
     assert token.value not in stored(app, first["id"])["seat_hash"]  # stored hashed
+    assert stored(app, first["id"])["seat_hash"] == token_hash(token.value)
+    assert stored(app, second["id"])["seat_hash"] == token_hash(token.value)  # one identity
+    assert (
+        app.test_client()
+        .post("/api/games", json={"game": "tictactoe"})
+        .headers["Set-Cookie"]
+        .split(";")[0]
+        != f"{COOKIE}={token.value}"
+    )  # another browser, another identity
 
 
 def test_a_game_can_start_from_a_position(client: FlaskClient) -> None:
@@ -117,7 +128,7 @@ def test_the_player_starts_the_next_game(
     assert new["seat"] == "player" and new["moves"] in ("", *"123456789")
     assert new["settings"]["engine_plays"] == engine_plays
     assert new["settings"]["level"] == "easy"
-    assert client.get_cookie(cookie_name(new["id"])) is not None
+    assert "Set-Cookie" not in response.headers  # the same identity holds the new game
 
 
 def test_a_spectator_cannot_start_the_next_game(client: FlaskClient, app: Flask) -> None:
@@ -128,16 +139,45 @@ def test_a_spectator_cannot_start_the_next_game(client: FlaskClient, app: Flask)
     assert count_games(app) == 1
 
 
-def test_a_seat_token_can_be_claimed_as_a_cookie(client: FlaskClient, app: Flask) -> None:
+def test_the_seat_claim_route_is_gone(client: FlaskClient) -> None:
     game = create(client)
-    token = client.get_cookie(cookie_name(game["id"]))
-    assert token is not None
-    other = app.test_client()
-    refused = other.post(f"/api/games/{game['id']}/claim", json={"token": "guess"})
-    assert refused.status_code == 403
-    claimed = other.post(f"/api/games/{game['id']}/claim", json={"token": token.value})
-    assert claimed.status_code == 200 and claimed.get_json()["seat"] == "player"
-    assert other.get(f"/api/games/{game['id']}").get_json()["seat"] == "player"
+    response = client.post(f"/api/games/{game['id']}/claim", json={"token": "x"})
+    assert response.status_code == 404
+
+
+# -- bodies: size, malformed and over-deep JSON ---------------------------------------------
+
+
+def test_a_body_past_the_size_limit_is_a_json_413(client: FlaskClient, app: Flask) -> None:
+    limit = app.config["MAX_CONTENT_LENGTH"]
+    assert limit == 64 * 1024
+    body = '{"game": "tictactoe", "pad": "' + "x" * limit + '"}'
+    response = client.post("/api/games", data=body, content_type="application/json")
+    assert response.status_code == 413
+    assert response.get_json()["error"]["code"] == protocol.BAD_REQUEST
+    page = client.post("/new", data={"game": "tictactoe", "pad": "x" * limit})
+    assert page.status_code == 413 and "<html" in page.get_data(as_text=True)
+    assert count_games(app) == 0
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "[" * 20_000 + "]" * 20_000,  # RecursionError inside the json module
+        '{"a":' * 10_000 + "1" + "}" * 10_000,
+        '{"game": "tictactoe"',
+        "\xff\xfe",
+        "",
+    ],
+    ids=["deep-list", "deep-object", "truncated", "not-utf8", "empty"],
+)
+def test_malformed_or_over_deep_json_is_a_400(client: FlaskClient, app: Flask, body: str) -> None:
+    assert len(body) < app.config["MAX_CONTENT_LENGTH"]
+    data = body.encode("latin-1")
+    response = client.post("/api/games", data=data, content_type="application/json")
+    assert response.status_code == 400, response.get_data(as_text=True)
+    assert response.get_json()["error"]["code"] == protocol.BAD_REQUEST
+    assert count_games(app) == 0
 
 
 def test_unknown_api_paths_answer_json(client: FlaskClient) -> None:

@@ -1,13 +1,39 @@
-"""The HTML pages (webapp/pages.py): home, a game, position links, friendly errors."""
+"""The HTML pages (webapp/web/pages.py): home, a game, position links, friendly errors."""
 
 from __future__ import annotations
 
+import html
+import re
+import sqlite3
+
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
 from tests.web.helpers import create
 from webapp import protocol
-from webapp.services.seats import cookie_name
+from webapp.web.identity import COOKIE
+
+
+def games_stored(app: Flask) -> int:
+    """Every game in the database, whatever its status."""
+    with sqlite3.connect(app.config["DATABASE"]) as db:
+        count: int = db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+    return count
+
+
+def form_fields(page: str) -> dict[str, str]:
+    """The hidden fields of the position page's "Play from here" form."""
+    form = re.search(r'<form[^>]*id="play-from-here"[^>]*>(.*?)</form>', page, re.S)
+    assert form is not None
+    assert 'method="post"' in form.group(0) and 'action="/new"' in form.group(0)
+    pairs = re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)">', form.group(1))
+    return {name: html.unescape(value) for name, value in pairs}
+
+
+def game_id_of(location: str) -> str:
+    assert location.startswith("/g/"), location
+    return location.rsplit("/", 1)[-1]
 
 
 def test_home_offers_every_game(client: FlaskClient) -> None:
@@ -17,6 +43,17 @@ def test_home_offers_every_game(client: FlaskClient) -> None:
     for label in protocol.GAME_LABELS.values():
         assert label in page
     assert '"events"' in page  # the protocol config is embedded for the scripts
+    assert 'action="/new" method="post"' in page  # the form works without scripts, by POST
+
+
+def test_a_page_view_gives_the_identity_cookie(client: FlaskClient) -> None:
+    cookie = client.get("/").headers["Set-Cookie"]
+    assert cookie.startswith(COOKIE + "=")
+    assert "HttpOnly" in cookie and "SameSite=Lax" in cookie and "Path=/" in cookie
+    assert "Secure" not in cookie
+    assert "Set-Cookie" not in client.get("/").headers  # given once, then kept
+    https = client.application.test_client().get("/", base_url="https://localhost")
+    assert "Secure" in https.headers["Set-Cookie"]
 
 
 def test_a_game_page_shows_the_game(client: FlaskClient, app: Flask) -> None:
@@ -43,34 +80,73 @@ def test_an_unknown_page_gets_the_404_page(client: FlaskClient) -> None:
     assert "could not find that page" in response.get_data(as_text=True)
 
 
-def test_a_position_link_starts_a_game_there(client: FlaskClient) -> None:
-    response = client.get("/new?game=connect4&moves=4453&engine_plays=first&level=easy")
-    assert response.status_code == 302
-    game_id = response.headers["Location"].rsplit("/", 1)[-1]
-    assert client.get_cookie(cookie_name(game_id)) is not None
-    state = client.get(f"/api/games/{game_id}").get_json()
+def test_a_position_link_shows_the_position_and_creates_nothing(
+    client: FlaskClient, app: Flask
+) -> None:
+    query = "game=connect4&moves=4453&engine_plays=first&level=easy"
+    response = client.get(f"/new?{query}")
+    assert response.status_code == 200
+    page = response.get_data(as_text=True)
+    assert "Play from here" in page and "4453" in page and "Red to move" in page
+    assert form_fields(page) == {
+        "game": "connect4", "moves": "4453", "engine_plays": "first", "level": "easy",
+        "show_analysis": "true",
+    }  # fmt: skip
+    assert games_stored(app) == 0
+
+
+def test_its_button_starts_the_game_there(client: FlaskClient, app: Flask) -> None:
+    page = client.get("/new?game=connect4&moves=4453&engine_plays=first&level=easy")
+    response = client.post("/new", data=form_fields(page.get_data(as_text=True)))
+    assert response.status_code == 303
+    state = client.get(f"/api/games/{game_id_of(response.headers['Location'])}").get_json()
     assert state["seat"] == "player"
     assert state["moves"].startswith("4453")
     assert state["settings"]["engine_plays"] == "first"
     assert state["settings"]["level"] == "easy"
+    assert games_stored(app) == 1
+
+
+def test_prefetchers_and_images_change_nothing(client: FlaskClient, app: Flask) -> None:
+    links = [
+        "/new?game=connect4&moves=4453&engine_plays=first&level=perfect",
+        "/new?game=tictactoe&engine_plays=first",
+        "/new?game=tictactoe",
+    ]
+    for link in links * 20:  # a link preview, an <img src>, a crawler: all GETs
+        assert client.get(link, headers={"Purpose": "prefetch"}).status_code == 200
+        assert app.test_client().get(link).status_code == 200
+    assert games_stored(app) == 0
+    assert app.test_client().post("/new", data={"game": "tictactoe"}).status_code == 303
+    assert games_stored(app) == 1
 
 
 def test_the_home_form_without_scripts_starts_a_custom_game(client: FlaskClient) -> None:
-    query = "game=tictactoe&level=custom&depth=3&time=1.5&algorithm=minimax&show_analysis=true"
-    response = client.get(f"/new?{query}&engine_plays=second")
-    game_id = response.headers["Location"].rsplit("/", 1)[-1]
+    form = {
+        "game": "tictactoe", "level": "custom", "depth": "3", "time": "1.5",
+        "algorithm": "minimax", "show_analysis": "true", "engine_plays": "second",
+    }  # fmt: skip
+    response = client.post("/new", data=form)
+    game_id = game_id_of(response.headers["Location"])
     settings = client.get(f"/api/games/{game_id}").get_json()["settings"]
     assert (settings["depth"], settings["time"], settings["algorithm"]) == (3, 1.5, "minimax")
-    ignored = client.get("/new?game=tictactoe&level=easy&depth=3&time=1")  # no custom level
-    game_id = ignored.headers["Location"].rsplit("/", 1)[-1]
+    ignored = client.post("/new", data={**form, "level": "easy"})  # no custom level
+    game_id = game_id_of(ignored.headers["Location"])
     assert client.get(f"/api/games/{game_id}").get_json()["settings"]["depth"] is None
 
 
-def test_a_bad_position_link_explains_itself(client: FlaskClient) -> None:
-    for query in ("game=chess", "game=connect4&moves=48", "game=tictactoe&level=custom&depth=x"):
-        response = client.get(f"/new?{query}")
-        assert response.status_code == 400, query
-        assert "cannot start a game" in response.get_data(as_text=True)
+@pytest.mark.parametrize(
+    "query", ["game=chess", "game=connect4&moves=48", "game=tictactoe&level=custom&depth=x", ""]
+)
+def test_a_bad_position_link_explains_itself(client: FlaskClient, app: Flask, query: str) -> None:
+    response = client.get(f"/new?{query}")
+    assert response.status_code == 400, query
+    assert "cannot start a game" in response.get_data(as_text=True)
+    fields = dict(pair.split("=") for pair in query.split("&") if pair)
+    posted = client.post("/new", data=fields)
+    assert posted.status_code == 400
+    assert "cannot start a game" in posted.get_data(as_text=True)
+    assert games_stored(app) == 0
 
 
 def test_user_text_is_escaped_not_injected(client: FlaskClient) -> None:

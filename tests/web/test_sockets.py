@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from flask import Flask
+from flask.testing import FlaskClient
 
 from tests.web.helpers import Listener, error_code, stored, wait_until
 from webapp import protocol
@@ -297,18 +298,19 @@ def test_a_spectator_cannot_change_settings(start: Start, watch: Watch, app: Fla
 @pytest.mark.parametrize(
     ("event", "engine_plays"), [(protocol.NEW_GAME, "second"), (protocol.REMATCH, "first")]
 )
-def test_new_game_and_rematch_hand_over_a_seat(
-    start: Start, app: Flask, event: str, engine_plays: str
+def test_new_game_and_rematch_belong_to_the_same_browser(
+    start: Start, client: FlaskClient, app: Flask, event: str, engine_plays: str
 ) -> None:
     state, player = start("tictactoe", settings=FAST)
-    player.emit(event, {"game_id": state["id"]})
+    answer = player.emit(event, {"game_id": state["id"]})
     created = player.wait_for(protocol.GAME_CREATED)
+    assert created == answer  # no token in it: the identity cookie holds the seat
+    assert set(created) == {"game_id", "id", "url"}
     assert created["game_id"] == state["id"] and created["url"] == f"/g/{created['id']}"
-    other = app.test_client()
-    claimed = other.post(created["claim_url"], json={"token": created["seat_token"]})
-    assert claimed.status_code == 200
-    new = claimed.get_json()
+    new = client.get(f"/api/games/{created['id']}").get_json()
     assert new["seat"] == "player" and new["settings"]["engine_plays"] == engine_plays
+    other = app.test_client().get(f"/api/games/{created['id']}").get_json()
+    assert other["seat"] == "spectator"
 
 
 @pytest.mark.parametrize("event", [protocol.NEW_GAME, protocol.REMATCH])

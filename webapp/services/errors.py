@@ -21,6 +21,7 @@ HTTP_STATUS = {
     protocol.CONFLICT: 409,
     protocol.STORE_UNAVAILABLE: 503,
     protocol.CORRUPT_GAME: 500,
+    protocol.RATE_LIMITED: 429,
 }
 
 

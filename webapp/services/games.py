@@ -139,18 +139,20 @@ class GameService:
             self.searches.try_start_engine(record)
         return record
 
-    def another(self, game_id: object, token: str | None, swap: bool) -> GameRecord:
+    def another(
+        self, game_id: object, token: str | None, swap: bool, owner: str | None = None
+    ) -> GameRecord:
         """New game (same settings) or rematch (``swap``: colours swapped) of a player's game.
 
-        The new game belongs to the same token. The old game's search stops
-        only once the new game exists.
+        The new game belongs to ``owner`` (the same token when None). The old
+        game's search stops only once the new game exists.
         """
         old = self._seated(game_id, token)
         settings = dict(old.settings)
         if swap:
             settings["engine_plays"] = "second" if settings["engine_plays"] == "first" else "first"
         assert token is not None  # _seated checked it
-        record = self.create(old.game, settings, owner=token)
+        record = self.create(old.game, settings, owner=owner or token)
         self.searches.stop_engine(old.id)  # its player has moved on
         return record
 

@@ -1,4 +1,9 @@
-"""Seats: the one human seat of a game is a random token, kept in a cookie, stored hashed."""
+"""Seats: the one human seat of a game is a random token's hash.
+
+The token is the browser's identity (``webapp/web/identity.py``: one cookie
+for every game it starts); games made before identities are held by a
+per-game cookie named by ``cookie_name``, which is still read, never set.
+"""
 
 from __future__ import annotations
 
@@ -33,5 +38,5 @@ def holds_seat(token: str | None, seat_hash: str) -> bool:
 
 
 def cookie_name(game_id: str) -> str:
-    """The cookie that holds the seat token of ``game_id``."""
+    """The legacy per-game cookie that held the seat token of ``game_id``."""
     return COOKIE_PREFIX + game_id

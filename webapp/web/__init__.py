@@ -5,6 +5,9 @@
 * ``pages``       the HTML pages
 * ``api``         the JSON API
 * ``sockets``     one handler per Socket.IO event
+* ``identity``    the one cookie per browser that owns its games
+* ``admission``   rate limits per identity and per address
+* ``packets``     Socket.IO packets whose decoding never raises
 
 It calls the game service (``webapp.services``) and nothing below it.
 """

@@ -1,7 +1,8 @@
 """The JSON API: create games, read their state, start the next one.
 
-Every error answers ``{"error": {"code", "message"}}`` with a 4xx (or 503
-when the server is busy) and changes nothing.
+Every error answers ``{"error": {"code", "message"}}`` with a 4xx (429 with
+``Retry-After`` past a rate limit, 503 when the server is busy) and changes
+nothing. Seats belong to the browser's identity cookie (``identity.py``).
 """
 
 from __future__ import annotations
@@ -9,17 +10,14 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
-from werkzeug.wrappers import Response as BaseResponse
 
 from webapp import protocol
 from webapp.services import GameError, GameService
-from webapp.services.seats import cookie_name, holds_seat, new_token
 from webapp.store import GameRecord
+from webapp.web.admission import RateLimited, admit
+from webapp.web.identity import ensure_identity, has_legacy_seat, token_for
 
 bp = Blueprint("api", __name__, url_prefix="/api")
-
-#: How long a browser keeps a seat cookie (seconds): a year.
-SEAT_MAX_AGE = 365 * 24 * 3600
 
 
 def service() -> GameService:
@@ -27,57 +25,56 @@ def service() -> GameService:
     return found
 
 
-def seat_token(game_id: object) -> str | None:
-    """The seat token this request carries for ``game_id`` (its cookie), if any."""
-    if not isinstance(game_id, str):
-        return None
-    return request.cookies.get(cookie_name(game_id))
-
-
-def set_seat_cookie(response: BaseResponse, game_id: str, token: str) -> BaseResponse:
-    """Give the browser the seat of ``game_id`` (HttpOnly: page scripts never see it)."""
-    response.set_cookie(
-        cookie_name(game_id),
-        token,
-        max_age=SEAT_MAX_AGE,
-        path="/",
-        httponly=True,
-        samesite="Lax",
-        secure=bool(current_app.config["SEAT_COOKIE_SECURE"]),
-    )
-    return response
-
-
 def json_body() -> dict[str, Any]:
-    body = request.get_json(silent=True)
+    """The request's JSON object; malformed or over-deep JSON is a 400, never a 500."""
+    try:
+        body = request.get_json(silent=True)
+    except RecursionError:  # the json module gives up on deep nesting with this, not ValueError
+        body = None
     if not isinstance(body, dict):
         raise GameError(protocol.BAD_REQUEST, "The request body must be a JSON object.")
     return body
 
 
 def created(record: GameRecord, token: str) -> Response:
-    """201 with the new game's state (the requester holds its seat) and the seat cookie."""
+    """201 with the new game's state (the requester holds its seat through its identity)."""
     state = service().state(record.id, token)
     response = jsonify(state)
     response.status_code = 201
     response.headers["Location"] = state["url"]
-    set_seat_cookie(response, record.id, token)
     return response
+
+
+def next_game(game_id: object, swap: bool, owner: str | None) -> GameRecord:
+    """The player's next game (``swap``: colours swapped), owned by the identity ``owner``.
+
+    A game held through a legacy per-game cookie hands its next game to the
+    identity, so that chain of games ends with it.
+    """
+    admit("create")
+    token = token_for(game_id)
+    if has_legacy_seat(game_id) and owner is None:
+        raise GameError(protocol.BAD_REQUEST, "Reload the page to start the next game.")
+    return service().another(game_id, token, swap, owner=owner)
 
 
 @bp.errorhandler(GameError)
 def game_error(error: GameError) -> tuple[Response, int]:
-    return jsonify({"error": error.payload()}), error.status
+    response = jsonify({"error": error.payload()})
+    if isinstance(error, RateLimited):
+        response.headers["Retry-After"] = str(error.retry_after)
+    return response, error.status
 
 
 @bp.post("/games")
 def create_game() -> Response:
-    """{game, settings?, moves?} -> 201 and the game's state; the seat cookie is set."""
+    """{game, settings?, moves?} -> 201 and the game's state; the identity cookie is set."""
+    token = ensure_identity()  # first, so a browser's first creation counts against it
+    admit("create")
     body = json_body()
     unknown = set(body) - {"game", "settings", "moves"}
     if unknown:
         raise GameError(protocol.BAD_REQUEST, f"Unknown fields: {', '.join(sorted(unknown))}.")
-    token = new_token()
     record = service().create(
         body.get("game"), body.get("settings"), body.get("moves"), owner=token
     )
@@ -86,32 +83,18 @@ def create_game() -> Response:
 
 @bp.get("/games/<game_id>")
 def game_state(game_id: str) -> Response:
-    return jsonify(service().state(game_id, seat_token(game_id)))
+    return jsonify(service().state(game_id, token_for(game_id)))
 
 
 @bp.post("/games/<game_id>/new")
 def new_game(game_id: str) -> Response:
     """The player's next game with the same settings."""
-    token = seat_token(game_id)
-    record = service().another(game_id, token, swap=False)
-    return created(record, token or "")
+    record = next_game(game_id, swap=False, owner=ensure_identity())
+    return created(record, token_for(record.id) or "")
 
 
 @bp.post("/games/<game_id>/rematch")
 def rematch(game_id: str) -> Response:
     """The player's next game with the colours swapped."""
-    token = seat_token(game_id)
-    record = service().another(game_id, token, swap=True)
-    return created(record, token or "")
-
-
-@bp.post("/games/<game_id>/claim")
-def claim(game_id: str) -> Response:
-    """{token}: take the seat a socket's game_created event handed out (sets the cookie)."""
-    token = json_body().get("token")
-    record = service().get(game_id)
-    if not isinstance(token, str) or not holds_seat(token, record.seat_hash):
-        raise GameError(protocol.SPECTATOR, "That token is not this game's seat.")
-    response = jsonify(service().state(game_id, token))
-    set_seat_cookie(response, game_id, token)
-    return response
+    record = next_game(game_id, swap=True, owner=ensure_identity())
+    return created(record, token_for(record.id) or "")

@@ -16,11 +16,13 @@ from typing import Any
 
 from flask import Flask
 
-from webapp.services import GameService
+from webapp.services import GameService, retention
+from webapp.services.retention import RetentionSchedule
 from webapp.services.searches import RETRY_DELAYS
-from webapp.store import open_store
-from webapp.web import api, pages, sockets  # noqa: F401  (importing sockets registers its handlers)
+from webapp.store import GameStore, open_store
+from webapp.web import admission, api, identity, pages, sockets  # noqa: F401  (sockets registers its handlers)
 from webapp.web.extensions import socketio
+from webapp.web.packets import SafePacket
 from webapp.workers import SearchPool
 from webapp.workers.pool import DEFAULT_SEARCH
 
@@ -42,8 +44,17 @@ DEFAULTS: dict[str, Any] = {
     "ENGINE_RETRY_DELAYS": RETRY_DELAYS,  # seconds before each retry of a failed engine move
     "SEARCH_WARMUP": True,  # warm the engine (compile kernels) when a worker starts
     "SEARCH_SEED": None,  # a fixed seed makes the engine's tie-breaks repeatable (tests)
-    "SEAT_COOKIE_SECURE": False,  # True behind HTTPS
+    "SEAT_COOKIE_SECURE": False,  # True behind HTTPS (an HTTPS request gets Secure anyway)
     "LOOKAHEAD_ROOT": None,  # the folder with templates/ and static/
+    # A request body (HTTP) or Socket.IO message past this many bytes is refused (413).
+    "MAX_CONTENT_LENGTH": 64 * 1024,
+    # Rate limits ("N/minute"; None = none), per identity cookie and per address.
+    **admission.DEFAULTS,
+    # Retention: unfinished games untouched for N days and finished games older than
+    # M days are deleted every RETENTION_EVERY_HOURS (0 = never; `python -m webapp prune`).
+    "RETENTION_UNFINISHED_DAYS": retention.UNFINISHED_DAYS,
+    "RETENTION_FINISHED_DAYS": retention.FINISHED_DAYS,
+    "RETENTION_EVERY_HOURS": retention.EVERY_HOURS,
 }
 
 
@@ -64,10 +75,19 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
     pages.register_error_pages(app)
-    socketio.init_app(app, async_mode="threading")  # `sockets` registered its handlers on it
+    identity.init_app(app)
+    admission.init_app(app)
+    # `sockets` registered its handlers on it; a message past the body limit closes its connection.
+    socketio.init_app(
+        app,
+        async_mode="threading",
+        max_http_buffer_size=app.config["MAX_CONTENT_LENGTH"],
+        serializer=SafePacket,  # unreadable packets become one error event, not a traceback
+    )
 
-    database = app.config["DATABASE"] or Path(app.instance_path) / "lookahead.sqlite3"
+    database = app.config["DATABASE"] or default_database()
     store = open_store(database, timeout=app.config["DATABASE_TIMEOUT"])
+    schedule = retention_schedule(app, store)  # before the workers: bad settings fail first
     pool = SearchPool(
         app.config["SEARCH_WORKERS"],
         app.config["SEARCH_QUEUE_LIMIT"],
@@ -88,8 +108,30 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     pool.start(socketio.start_background_task)
     service.resume()
     weakref.finalize(app, service.close)  # at exit, if nobody closed it first
+    if schedule is not None:
+        schedule.start(socketio.start_background_task)
+        weakref.finalize(app, schedule.stop)
     log.info("Lookahead: games in %s, %d search workers", database, pool.size)
     return app
+
+
+def retention_schedule(app: Flask, store: GameStore) -> RetentionSchedule | None:
+    """The pruning the app runs in the background (None when RETENTION_EVERY_HOURS is 0)."""
+    if not app.config["RETENTION_EVERY_HOURS"]:
+        return None
+    schedule = RetentionSchedule(
+        store,
+        unfinished_days=app.config["RETENTION_UNFINISHED_DAYS"],
+        finished_days=app.config["RETENTION_FINISHED_DAYS"],
+        every_hours=app.config["RETENTION_EVERY_HOURS"],
+    )
+    app.extensions["lookahead_retention"] = schedule
+    return schedule
+
+
+def default_database() -> Path:
+    """Where games are kept unless DATABASE says: ``lookahead.sqlite3`` in the instance folder."""
+    return Path(Flask(__name__).instance_path) / "lookahead.sqlite3"
 
 
 def service_of(app: Flask) -> GameService:
@@ -99,7 +141,10 @@ def service_of(app: Flask) -> GameService:
 
 
 def close_app(app: Flask) -> None:
-    """Stop the app's search workers and close its store."""
+    """Stop the app's retention schedule and search workers, and close its store."""
+    schedule: RetentionSchedule | None = app.extensions.get("lookahead_retention")
+    if schedule is not None:
+        schedule.stop()
     service_of(app).close()
 
 

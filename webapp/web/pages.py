@@ -1,7 +1,9 @@
-"""The HTML pages: home, a game, and position links that start a game.
+"""The HTML pages: home, a game, and position links that show a position to start from.
 
 The templates (``templates/``) autoescape; user-supplied text reaches a page
-only as template values or inside ``tojson``.
+only as template values or inside ``tojson``. A ``GET`` never creates a game
+or starts a search (link previews and ``<img>`` tags fetch URLs): a position
+link shows the position and a form that POSTs to ``/new``.
 """
 
 from __future__ import annotations
@@ -9,17 +11,22 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Blueprint, Flask, Response, jsonify, redirect, render_template, request
+from werkzeug.datastructures import MultiDict
 from werkzeug.exceptions import HTTPException
 
 from webapp import protocol
 from webapp.games import GAMES
 from webapp.services import GameError
-from webapp.services.seats import new_token
-from webapp.web.api import seat_token, service, set_seat_cookie
+from webapp.services.positions import preview
+from webapp.web.admission import RateLimited, admit
+from webapp.web.api import service
+from webapp.web.identity import ensure_identity, token_for
 
 bp = Blueprint("pages", __name__)
 
 TRUE_WORDS, FALSE_WORDS = ("1", "true", "on", "yes"), ("0", "false", "off", "no")
+#: The fields of a position link and of the home form (POST /new takes the same).
+LINK_FIELDS = ("game", "moves", "level", "algorithm", "engine_plays", "depth", "time")
 
 
 def games_list() -> list[dict[str, str]]:
@@ -35,6 +42,7 @@ def error_page(message: str, status: int) -> tuple[str, int]:
 
 @bp.get("/")
 def home() -> str:
+    ensure_identity()  # so the first Socket.IO handshake already carries it
     return render_template("home.html", games=games_list(), config=protocol.client_config())
 
 
@@ -47,8 +55,9 @@ def healthz() -> tuple[Response, int]:
 
 @bp.get("/g/<game_id>")
 def game(game_id: str) -> Any:
+    ensure_identity()
     try:
-        state = service().state(game_id, seat_token(game_id))
+        state = service().state(game_id, token_for(game_id))
     except GameError:
         return error_page("There is no game at this link. It may have been mistyped.", 404)
     return render_template(
@@ -57,23 +66,44 @@ def game(game_id: str) -> Any:
 
 
 @bp.get("/new")
-def new() -> Any:
-    """A position link: ``/new?game=connect4&moves=4453`` (+ engine_plays, algorithm, level...)."""
+def position_link() -> Any:
+    """A position link: ``/new?game=connect4&moves=4453`` (+ engine_plays, level, ...).
+
+    Shows the position and a "Play from here" button; nothing is created.
+    """
+    ensure_identity()
     try:
-        settings = settings_from_query()
-        token = new_token()
-        record = service().create(
-            request.args.get("game"), settings, request.args.get("moves", ""), owner=token
+        position = preview(
+            request.args.get("game"), link_settings(request.args), request.args.get("moves", "")
         )
     except GameError as error:
         return error_page(f"This link cannot start a game: {error.message}", 400)
-    response = redirect(f"/g/{record.id}", code=302)
-    return set_seat_cookie(response, record.id, token)
+    fields = {key: request.args[key] for key in LINK_FIELDS if request.args.get(key)}
+    fields["show_analysis"] = "true" if position["settings"]["show_analysis"] else "false"
+    return render_template(
+        "position.html", position=position, fields=fields, config=protocol.client_config()
+    )
 
 
-def settings_from_query() -> dict[str, Any]:
+@bp.post("/new")
+def new() -> Any:
+    """The home form or a position page's button: create the game, then go to it (303)."""
+    form, owner = request.form, ensure_identity()
+    try:
+        admit("create")
+        record = service().create(
+            form.get("game"), link_settings(form), form.get("moves", ""), owner=owner
+        )
+    except RateLimited as error:
+        page, status = error_page(error.message, error.status)
+        return page, status, {"Retry-After": str(error.retry_after)}
+    except GameError as error:
+        return error_page(f"This cannot start a game: {error.message}", error.status)
+    return redirect(f"/g/{record.id}", code=303)
+
+
+def link_settings(args: MultiDict[str, str]) -> dict[str, Any]:
     """The settings a position link or the home form gives (the service checks them)."""
-    args = request.args
     settings: dict[str, Any] = {
         key: args[key] for key in ("algorithm", "level", "engine_plays") if key in args
     }

@@ -3,7 +3,8 @@
 Every handler checks its payload, acts through the game service and answers a
 refusal with an ``error`` event to the sender only (also returned as the
 acknowledgement); the game is left unchanged. The seat token comes from the
-cookie sent with the Socket.IO handshake.
+cookies sent with the Socket.IO handshake (``identity.py``). Every event is
+counted against the sender's rate limits first (``admission.py``).
 """
 
 from __future__ import annotations
@@ -20,13 +21,20 @@ from webapp import protocol
 from webapp.services import GameError
 from webapp.services.seats import token_hash
 from webapp.services.state import game_url
-from webapp.web.api import seat_token, service
+from webapp.web.admission import admit
+from webapp.web.api import next_game, service
 from webapp.web.extensions import socketio
+from webapp.web.identity import identity
+from webapp.web.identity import token_for as seat_token  # on_join's name for it
+from webapp.web.packets import MALFORMED
 
 log = logging.getLogger(__name__)
 
 Payload = dict[str, Any]
 Handler = Callable[[Payload], Any]
+
+#: Events with a limit of their own on top of the per-event one.
+LIMITED_APART = {protocol.ANALYSE: "analyse"}  # new_game/rematch count as creations (next_game)
 
 
 def handles(event: str) -> Callable[[Handler], Handler]:
@@ -36,6 +44,9 @@ def handles(event: str) -> Callable[[Handler], Handler]:
         @functools.wraps(handler)
         def checked(*args: Any) -> Any:
             try:
+                admit("event")
+                if event in LIMITED_APART:
+                    admit(LIMITED_APART[event])
                 if len(args) != 1 or not isinstance(args[0], dict):
                     raise GameError(protocol.BAD_REQUEST, f"{event} expects one JSON object.")
                 if "game_id" not in args[0]:
@@ -52,9 +63,10 @@ def handles(event: str) -> Callable[[Handler], Handler]:
 
 
 def requester() -> str:
-    """Who sends this event, for quotas: the browser's seat token (hashed) or its address."""
-    token = request.cookies.get("lookahead_id")
-    return "id:" + token_hash(token) if token else f"addr:{request.remote_addr}"
+    """Who sends this event, for the search quotas: the identity's hash (as the games it owns
+    are keyed) or, without one, the address."""
+    token = identity()
+    return token_hash(token) if token else f"addr:{request.remote_addr}"
 
 
 def sid() -> str:
@@ -101,17 +113,10 @@ def on_settings(payload: Payload) -> Payload:
 
 
 def _another(payload: Payload, swap: bool) -> Payload:
-    """A new game for the sender; its seat token comes in the answer (claim it over HTTP)."""
+    """A new game for the sender's identity: ``{game_id, id, url}`` (the page goes to ``url``)."""
     game_id = payload["game_id"]
-    token = seat_token(game_id)
-    record = service().another(game_id, token, swap)
-    created = {
-        "game_id": game_id,
-        "id": record.id,
-        "url": game_url(record.id),
-        "seat_token": token,
-        "claim_url": f"/api/games/{record.id}/claim",
-    }
+    record = next_game(game_id, swap, identity())
+    created = {"game_id": game_id, "id": record.id, "url": game_url(record.id)}
     emit(protocol.GAME_CREATED, created)
     return created
 
@@ -132,6 +137,20 @@ def on_analyse(payload: Payload) -> Payload:
     game_id = payload["game_id"]
     service().analyse(game_id, payload.get("algorithm"), sid(), seat_token(game_id), requester())
     return {"ok": True}
+
+
+def on_malformed(*_: Any) -> Payload:
+    """An unreadable packet (see ``packets.py``): one error to the sender, no traceback."""
+    error = GameError(protocol.BAD_REQUEST, "The server could not read that message.")
+    try:
+        admit("event")
+    except GameError as refused:
+        error = refused
+    emit(protocol.ERROR, error.payload())
+    return error.payload()
+
+
+socketio.on_event(MALFORMED, on_malformed)
 
 
 @socketio.on("disconnect")

@@ -1,0 +1,190 @@
+"""Admission (webapp/web/admission.py): rate limits per identity and per address, and
+Socket.IO packets that cannot be read."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from tests.web.helpers import Listener, create, make_app
+from webapp import protocol
+from webapp.web.admission import DEFAULTS, Admission, RateLimited
+from webapp.web.app import close_app
+
+TIGHT = {
+    "RATE_LIMIT_CREATE_PER_IDENTITY": "2/minute",
+    "RATE_LIMIT_CREATE_PER_ADDRESS": "5/minute",
+    "RATE_LIMIT_EVENTS_PER_IDENTITY": "6/minute",
+    "RATE_LIMIT_EVENTS_PER_ADDRESS": "100/minute",
+    "RATE_LIMIT_ANALYSE_PER_IDENTITY": "1/minute",
+}
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Iterator[Flask]:
+    made = make_app(tmp_path / "games.db", **TIGHT)
+    yield made
+    close_app(made)
+
+
+# -- the limiter itself ----------------------------------------------------------------------
+
+
+def admission(**limits: tuple[str | None, str | None]) -> Admission:
+    return Admission("memory://", limits)
+
+
+def test_each_identity_and_each_address_has_its_own_budget() -> None:
+    gate = admission(create=("2/minute", "3/minute"))
+    gate.check("create", "alice", "10.0.0.1")
+    gate.check("create", "alice", "10.0.0.1")
+    with pytest.raises(RateLimited) as refused:
+        gate.check("create", "alice", "10.0.0.1")
+    assert refused.value.code == protocol.RATE_LIMITED and refused.value.status == 429
+    assert 1 <= refused.value.retry_after <= 60
+    assert "this browser" in refused.value.message
+    assert f"{refused.value.retry_after} s" in refused.value.message
+    gate.check("create", "bob", "10.0.0.1")  # the address has one left
+    with pytest.raises(RateLimited, match="network address"):
+        gate.check("create", "carol", "10.0.0.1")
+    gate.check("create", "carol", "10.0.0.2")
+
+
+def test_a_refusal_spends_no_budget() -> None:
+    gate = admission(create=("1/minute", "2/minute"))
+    gate.check("create", "alice", "10.0.0.1")
+    for _ in range(5):
+        with pytest.raises(RateLimited):
+            gate.check("create", "alice", "10.0.0.1")
+    gate.check("create", "bob", "10.0.0.1")  # alice's refusals took none of the address's
+
+
+def test_no_identity_counts_against_the_address_only_and_none_is_no_limit() -> None:
+    gate = admission(create=("1/minute", "2/minute"), event=(None, ""))
+    gate.check("create", None, "10.0.0.1")
+    gate.check("create", None, "10.0.0.1")
+    with pytest.raises(RateLimited):
+        gate.check("create", None, "10.0.0.1")
+    for _ in range(1000):
+        gate.check("event", "alice", "10.0.0.1")
+
+
+def test_the_defaults_let_a_class_of_30_behind_one_address_start_in_one_minute(
+    tmp_path: Path,
+) -> None:
+    app = make_app(tmp_path / "games.db")  # the default limits
+    try:
+        assert app.config["RATE_LIMIT_STORAGE"] == DEFAULTS["RATE_LIMIT_STORAGE"] == "memory://"
+        for _ in range(30):
+            pupil = app.test_client()
+            assert pupil.get("/").status_code == 200
+            create(pupil)
+            create(pupil)  # and a second game each, in the same minute
+        flood = app.test_client()
+        codes = [
+            flood.post("/api/games", json={"game": "tictactoe"}).status_code for _ in range(11)
+        ]
+        assert codes == [201] * 10 + [429]  # one browser alone is held at 10 a minute
+    finally:
+        close_app(app)
+
+
+# -- over HTTP -------------------------------------------------------------------------------
+
+
+def test_game_creation_is_limited_with_a_429_and_retry_after(
+    client: FlaskClient, app: Flask
+) -> None:
+    game = create(client)
+    create(client)
+    refused = client.post("/api/games", json={"game": "tictactoe"})
+    assert refused.status_code == 429
+    assert refused.get_json()["error"]["code"] == protocol.RATE_LIMITED
+    assert 1 <= int(refused.headers["Retry-After"]) <= 60
+    for action in ("new", "rematch"):  # the next game is a creation too
+        again = client.post(f"/api/games/{game['id']}/{action}")
+        assert again.status_code == 429 and "Retry-After" in again.headers
+    page = client.post("/new", data={"game": "tictactoe"})
+    assert page.status_code == 429 and "Retry-After" in page.headers
+    assert "try again in" in page.get_data(as_text=True)
+    # Another browser behind the same address still may, until the address's limit.
+    others = [app.test_client().post("/new", data={"game": "tictactoe"}) for _ in range(4)]
+    assert [r.status_code for r in others] == [303, 303, 303, 429]
+
+
+def test_reading_is_not_limited(client: FlaskClient) -> None:
+    game = create(client)
+    for _ in range(30):
+        assert client.get(f"/api/games/{game['id']}").status_code == 200
+        assert client.get("/new?game=tictactoe").status_code == 200
+
+
+# -- over Socket.IO --------------------------------------------------------------------------
+
+
+def test_socket_events_are_limited_per_identity(
+    start: Callable[..., tuple[dict[str, object], Listener]],
+    connect: Callable[[FlaskClient], Listener],
+    app: Flask,
+) -> None:
+    state, player = start("tictactoe")  # its join is event 1
+    answers = [player.emit(protocol.JOIN, {"game_id": state["id"]}) for _ in range(6)]
+    assert all("seat" in answer for answer in answers[:5])
+    assert answers[5]["code"] == protocol.RATE_LIMITED and "try again in" in answers[5]["message"]
+    assert player.named(protocol.ERROR)[-1]["code"] == protocol.RATE_LIMITED
+    bad = player.emit(protocol.MOVE, "not even a dict")  # refused before it is read
+    assert bad["code"] == protocol.RATE_LIMITED
+    other = connect(app.test_client())  # someone else is not held back
+    assert "seat" in other.emit(protocol.JOIN, {"game_id": state["id"]})
+
+
+def test_analyses_and_next_games_have_their_own_limits(
+    start: Callable[..., tuple[dict[str, object], Listener]],
+) -> None:
+    state, player = start("tictactoe")  # creation 1 of 2
+    game_id = state["id"]
+    assert player.emit(protocol.ANALYSE, {"game_id": game_id, "algorithm": "alphabeta"}) == {
+        "ok": True
+    }
+    second = player.emit(protocol.ANALYSE, {"game_id": game_id, "algorithm": "alphabeta"})
+    assert second["code"] == protocol.RATE_LIMITED
+    created = player.emit(protocol.NEW_GAME, {"game_id": game_id})  # creation 2 of 2
+    assert created["url"] == f"/g/{created['id']}"
+    assert player.emit(protocol.REMATCH, {"game_id": game_id})["code"] == protocol.RATE_LIMITED
+
+
+# -- packets python-socketio cannot decode ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "packet",
+    [
+        '2["move",' + "[" * 20_000 + "]" * 20_000 + "]",  # RecursionError in the json module
+        '21["move",{"game_id": ' + '{"a":' * 10_000 + "1" + "}" * 10_000 + "}]",
+        '2["move",{"game_id"',  # malformed
+    ],
+    ids=["deep-list", "deep-object-with-ack", "truncated"],
+)
+def test_an_unreadable_packet_gets_one_error_and_no_traceback(
+    client: FlaskClient,
+    connect: Callable[[FlaskClient], Listener],
+    caplog: pytest.LogCaptureFixture,
+    app: Flask,
+    packet: str,
+) -> None:
+    assert len(packet) < app.config["MAX_CONTENT_LENGTH"]
+    game = create(client)
+    player = connect(client)
+    player.clear()
+    with caplog.at_level(logging.DEBUG):
+        server = player.client.socketio.server
+        server._handle_eio_message(player.client.eio_sid, packet)
+    assert player.wait_for(protocol.ERROR)["code"] == protocol.BAD_REQUEST
+    assert not [r for r in caplog.records if r.exc_info], "a traceback was logged"
+    # The connection still works.
+    assert player.emit(protocol.JOIN, {"game_id": game["id"]})["seat"] == "player"

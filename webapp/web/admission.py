@@ -1,0 +1,102 @@
+"""Admission: rate limits per browser identity and per address, before any work is done.
+
+A flood of game creations or Socket.IO events from one client is refused with
+``RATE_LIMITED`` (HTTP 429 with ``Retry-After``, or an ``error`` event) while
+everyone else plays on. Each action is counted twice, against the sender's
+identity cookie and against its address, so that neither a client dropping its
+cookie nor many browsers behind one address can get past both. The address
+limits are generous enough for a class of 30 behind one school address to
+start their games in the same minute.
+
+The counters live in a ``limits`` storage (Flask-Limiter's backend), chosen by
+the ``RATE_LIMIT_STORAGE`` URI: ``memory://`` for one process, ``redis://...``
+when several processes share the load.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+from flask import Flask, current_app, request
+from limits import RateLimitItem, parse
+from limits.storage import storage_from_string
+from limits.strategies import MovingWindowRateLimiter
+
+from webapp import protocol
+from webapp.services import GameError
+from webapp.web.identity import identity
+
+#: What is counted, and the config keys of its limits (per identity, per address).
+#: A limit is a ``limits`` string ("10/minute", "100/hour;1000/day"); None or "" = no limit.
+KINDS: dict[str, tuple[str, str]] = {
+    "create": ("RATE_LIMIT_CREATE_PER_IDENTITY", "RATE_LIMIT_CREATE_PER_ADDRESS"),
+    "event": ("RATE_LIMIT_EVENTS_PER_IDENTITY", "RATE_LIMIT_EVENTS_PER_ADDRESS"),
+    "analyse": ("RATE_LIMIT_ANALYSE_PER_IDENTITY", "RATE_LIMIT_ANALYSE_PER_ADDRESS"),
+}
+
+#: The defaults (create_app's DEFAULTS include them).
+DEFAULTS: dict[str, str | None] = {
+    "RATE_LIMIT_STORAGE": "memory://",
+    "RATE_LIMIT_CREATE_PER_IDENTITY": "10/minute",
+    "RATE_LIMIT_CREATE_PER_ADDRESS": "120/minute",
+    "RATE_LIMIT_EVENTS_PER_IDENTITY": "300/minute",
+    "RATE_LIMIT_EVENTS_PER_ADDRESS": "1200/minute",
+    "RATE_LIMIT_ANALYSE_PER_IDENTITY": "30/minute",
+    "RATE_LIMIT_ANALYSE_PER_ADDRESS": "300/minute",
+}
+
+EXTENSION = "lookahead_admission"
+
+
+class RateLimited(GameError):
+    """A refusal by rate limit; ``retry_after`` is whole seconds until the next try may pass."""
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(protocol.RATE_LIMITED, message)
+        self.retry_after = retry_after
+
+
+class Admission:
+    """The limits of each kind, checked against one storage."""
+
+    def __init__(self, storage_uri: str, limits: dict[str, tuple[str | None, str | None]]) -> None:
+        self.limiter = MovingWindowRateLimiter(storage_from_string(storage_uri))
+        self.limits: dict[str, tuple[list[RateLimitItem], list[RateLimitItem]]] = {
+            kind: (_parse(per_identity), _parse(per_address))
+            for kind, (per_identity, per_address) in limits.items()
+        }
+
+    def check(self, kind: str, identity: str | None, address: str | None) -> None:
+        """Count one ``kind`` action by ``identity`` from ``address``, or raise RateLimited."""
+        per_identity, per_address = self.limits[kind]
+        counted = [(item, "id", identity) for item in per_identity if identity]
+        counted += [(item, "addr", address) for item in per_address if address]
+        for item, scope, key in counted:  # test all first: a refusal spends no one's budget
+            if not self.limiter.test(item, kind, scope, key):
+                raise self._refusal(item, kind, scope, key)
+        for item, scope, key in counted:
+            if not self.limiter.hit(item, kind, scope, key):
+                raise self._refusal(item, kind, scope, key)
+
+    def _refusal(self, item: RateLimitItem, kind: str, scope: str, key: str) -> RateLimited:
+        reset = self.limiter.get_window_stats(item, kind, scope, key).reset_time
+        wait = max(1, math.ceil(reset - time.time()))
+        who = "this browser" if scope == "id" else "your network address"
+        return RateLimited(f"Too many requests from {who}: try again in {wait} s.", wait)
+
+
+def _parse(text: str | None) -> list[RateLimitItem]:
+    return [parse(part) for part in (text or "").split(";") if part.strip()]
+
+
+def init_app(app: Flask) -> None:
+    """Build the app's limits from its config (a bad limit string fails here, at start-up)."""
+    limits = {kind: (app.config[i], app.config[a]) for kind, (i, a) in KINDS.items()}
+    app.extensions[EXTENSION] = Admission(app.config["RATE_LIMIT_STORAGE"], limits)
+
+
+def admit(kind: str) -> None:
+    """Count one ``kind`` action of this request (HTTP or Socket.IO), or raise RateLimited."""
+    admission: Admission = current_app.extensions[EXTENSION]
+    admission.check(kind, identity(), request.remote_addr)
