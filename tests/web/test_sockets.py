@@ -94,13 +94,20 @@ def test_a_move_is_stored_broadcast_and_answered_by_the_engine(
     assert engine["game_id"] == state["id"] and engine["moves"] == "5"
     assert engine["move"] == engine["best_move"] and engine["exact"] and engine["score"] == 0
     assert engine["algorithm"] == "alphabeta" and engine["nodes"] > 0
-    assert set(engine["move_scores"]) == set("12346789")
+    assert engine["move_scores"] is None  # the critical path: the move alone, then its scores
+    scores = player.wait_for(protocol.SCORES)
+    assert scores["moves"] == "5" and scores["to_move"] == 1 and scores["complete"]
+    assert set(scores["move_scores"]) == set("12346789")
+    assert scores["move_scores"][engine["move"]]["score"] == engine["score"]
+    assert spectator.wait_for(protocol.SCORES) == scores
     new_game("tictactoe", "5" + engine["pv"])  # the expected line is legal
     thinking = player.named(protocol.THINKING)
     assert [row["depth"] for row in thinking] == list(range(1, engine["depth"] + 1))
     assert set(thinking[0]) >= THINKING_FIELDS
     after = player.wait_for(protocol.STATE, lambda s: s["moves"] == "5" + engine["move"])
     assert after["last_engine_move"] == engine and not after["engine_thinking"]
+    kept = stored(app, state["id"])["last_engine_move"]  # the scores are kept with the move
+    assert kept == engine | {"move_scores": scores["move_scores"]}
     assert stored(app, state["id"])["moves"] == after["moves"]
     # Everyone in the room saw the human's move (engine thinking) and the engine's.
     seen = [s["moves"] for s in spectator.named(protocol.STATE)]
@@ -252,7 +259,7 @@ def test_a_new_level_applies_to_the_search_under_way(start: Start) -> None:
 def test_settings_when_the_engine_waits_start_it(start: Start, app: Flask) -> None:
     state, player = start("tictactoe", settings=FAST)
     service = service_of(app)
-    with service.lock:  # as after a restart: the engine to move, no search
+    with service.locks.hold(state["id"]):  # as after a restart: the engine to move, no search
         record = service.store.get(state["id"])
         assert record is not None
         record.moves = "5"
