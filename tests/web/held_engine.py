@@ -46,7 +46,17 @@ def held_engine(
     while not (folder / "release-all").exists():
         if cancel.is_set():
             _mark(folder, "cancelled", name)
-            return {"best_move": None, "cancelled": True}
+            # What a real search cut short returns: a move from the depths it finished.
+            return run_search(
+                game,
+                moves,
+                algorithm,
+                Limits(depth=1),
+                move_scores=move_scores,
+                seed=seed,
+                progress=progress,
+                cancel=_NEVER,
+            )
         time.sleep(POLL)
     return run_search(
         game,
@@ -85,6 +95,14 @@ def crashing_engine(
         progress=progress,
         cancel=cancel,
     )
+
+
+class _Never:
+    def is_set(self) -> bool:
+        return False
+
+
+_NEVER = _Never()
 
 
 def _mark(folder: Path, what: str, name: str) -> None:

@@ -110,8 +110,9 @@ def test_a_move_is_stored_broadcast_and_answered_by_the_engine(
     assert kept == engine | {"move_scores": scores["move_scores"]}
     assert stored(app, state["id"])["moves"] == after["moves"]
     # Everyone in the room saw the human's move (engine thinking) and the engine's.
+    spectator.wait_for(protocol.STATE, lambda s: (s["last_engine_move"] or {}).get("move_scores"))
     seen = [s["moves"] for s in spectator.named(protocol.STATE)]
-    assert seen[-2:] == ["5", after["moves"]]
+    assert seen == ["", "5", after["moves"], after["moves"]]  # the last: the scores were kept
     assert spectator.wait_for(protocol.ENGINE_MOVE) == engine
 
 

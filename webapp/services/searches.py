@@ -409,24 +409,29 @@ class Searches:
         out = Outbox()
         try:
             with self.locks.hold(game_id):
-                self._store_scores(game_id, job.moves, scores)
                 out.send(protocol.SCORES, payload, game_id)
+                record = self._store_scores(game_id, job.moves, scores)
+                if record is not None:
+                    self.publish(record, out)  # every stored change is told, with its version
         finally:
             out.flush(self.emit)
 
-    def _store_scores(self, game_id: str, moves: str, scores: dict[str, Any]) -> None:
-        """Keep the scores with the game's last engine move, if it is still that search's."""
+    def _store_scores(self, game_id: str, moves: str, scores: dict[str, Any]) -> GameRecord | None:
+        """Keep the scores with the game's last engine move, if it is still that search's;
+        the game as stored then (None if nothing was stored)."""
         try:
             record = self.store.get(game_id)
             last = None if record is None else record.last_engine_move
             if record is None or last is None or last.get("moves") != moves:
-                return
+                return None
             if self.thinking(game_id):
-                return  # never bump the version an engine search is tied to
+                return None  # never bump the version an engine search is tied to
             record.last_engine_move = {**last, "move_scores": scores}
             self.store.save(record)
+            return record
         except StoreError as err:
             log.warning("scores for %s not stored: %s", game_id, err)
+            return None
 
 
 def move_payload(job: SearchJob, result: dict[str, Any]) -> dict[str, Any]:

@@ -40,6 +40,7 @@ DEFAULTS: dict[str, Any] = {
     "SEARCH_OWNER_LIMIT": 32,  # searches one browser (or address) may have waiting
     "SEARCH_GAME_LIMIT": 8,  # searches one game may have waiting
     "SEARCH_RESERVE": 1,  # workers kept for engine moves (analyses use the others)
+    "SEARCH_RESTART_BACKOFF": (0.5, 30.0),  # seconds before a dead worker's replacement (min, max)
     "SEARCH_FUNCTION": DEFAULT_SEARCH,  # "module:function" run in the workers (tests swap it)
     "ENGINE_RETRY_DELAYS": RETRY_DELAYS,  # seconds before each retry of a failed engine move
     "SEARCH_WARMUP": True,  # warm the engine (compile kernels) when a worker starts
@@ -96,6 +97,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         owner_limit=app.config["SEARCH_OWNER_LIMIT"],
         game_limit=app.config["SEARCH_GAME_LIMIT"],
         reserve=app.config["SEARCH_RESERVE"],
+        restart_backoff=tuple(app.config["SEARCH_RESTART_BACKOFF"]),
     )
     service = GameService(
         store,

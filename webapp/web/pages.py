@@ -58,8 +58,10 @@ def game(game_id: str) -> Any:
     ensure_identity()
     try:
         state = service().state(game_id, token_for(game_id))
-    except GameError:
-        return error_page("There is no game at this link. It may have been mistyped.", 404)
+    except GameError as error:
+        if error.code in (protocol.UNKNOWN_GAME, protocol.BAD_REQUEST):
+            return error_page("There is no game at this link. It may have been mistyped.", 404)
+        return error_page(error.message, error.status)  # damaged, or storage unavailable
     return render_template(
         "game.html", game_id=game_id, state=state, config=protocol.client_config()
     )

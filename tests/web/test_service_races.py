@@ -1,0 +1,107 @@
+"""Concurrent actions on one game: one at a time, a legal game, and every client told the truth."""
+
+from __future__ import annotations
+
+import random
+import threading
+from pathlib import Path
+from typing import Any
+
+from flask import Flask
+from flask.testing import FlaskClient
+
+from tests.web.helpers import Listener, create, make_app, wait_until
+from webapp import protocol
+from webapp.games import new_game
+from webapp.web.app import close_app, service_of, socketio
+from webapp.web.identity import COOKIE
+
+ROUNDS = 25
+
+
+def latest_state(listener: Listener) -> dict[str, Any]:
+    states = listener.named(protocol.STATE)
+    return max(states, key=lambda s: s["version"])
+
+
+def test_moves_undos_and_settings_racing_from_two_tabs(app: Flask, client: FlaskClient) -> None:
+    game = create(client, settings={"level": "easy"})
+    tabs = [Listener(socketio.test_client(app, flask_test_client=client)) for _ in range(2)]
+    for tab in tabs:
+        assert tab.emit(protocol.JOIN, {"game_id": game["id"]})["seat"] == "player"
+    start = threading.Barrier(len(tabs))
+    answers: list[Any] = []
+
+    def play(tab: Listener, seed: int) -> None:
+        chance = random.Random(seed)
+        start.wait()
+        for _ in range(ROUNDS):
+            kind = chance.choice(["move", "move", "undo", "settings"])
+            if kind == "move":
+                payload = {"game_id": game["id"], "move": str(chance.randint(1, 9))}
+                answers.append(tab.emit(protocol.MOVE, payload))
+            elif kind == "undo":
+                answers.append(tab.emit(protocol.UNDO, {"game_id": game["id"]}))
+            else:
+                level = chance.choice(["easy", "medium"])
+                payload = {"game_id": game["id"], "settings": {"level": level}}
+                answers.append(tab.emit(protocol.SETTINGS, payload))
+
+    threads = [threading.Thread(target=play, args=(tab, n)) for n, tab in enumerate(tabs)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    service = service_of(app)
+    wait_until(lambda: not service.searches.thinking(game["id"]))
+    stored = service.store.get(game["id"])
+    assert stored is not None
+    new_game("tictactoe", stored.moves)  # legal, move by move
+    assert any(answer == {"ok": True} for answer in answers)
+    for tab in tabs:  # everyone ends on the stored game, whatever order news came in
+        wait_until(lambda tab=tab: latest_state(tab)["version"] == stored.version)
+        assert latest_state(tab)["moves"] == stored.moves
+
+
+def test_one_seat_moving_through_two_servers_at_once_applies_one_move(tmp_path: Path) -> None:
+    database = tmp_path / "games.db"
+    first, second = make_app(database), make_app(database)  # two processes' worth of service
+    try:
+        http_a, http_b = first.test_client(), second.test_client()
+        game = create(http_a, settings={"level": "easy"})
+        cookie = http_a.get_cookie(COOKIE)
+        assert cookie is not None
+        http_b.set_cookie(COOKIE, cookie.value)  # the same browser, through another server
+        tabs = [
+            Listener(socketio.test_client(first, flask_test_client=http_a)),
+            Listener(socketio.test_client(second, flask_test_client=http_b)),
+        ]
+        start = threading.Barrier(2)
+        answers: dict[str, Any] = {}
+
+        def move(tab: Listener, square: str) -> None:
+            tab.emit(protocol.JOIN, {"game_id": game["id"]})
+            start.wait()
+            answers[square] = tab.emit(protocol.MOVE, {"game_id": game["id"], "move": square})
+
+        threads = [
+            threading.Thread(target=move, args=(tab, square))
+            for tab, square in zip(tabs, "15", strict=True)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+
+        applied = [square for square, answer in answers.items() if answer == {"ok": True}]
+        assert len(applied) == 1, answers
+        (refused,) = [answer for answer in answers.values() if answer != {"ok": True}]
+        assert refused["code"] in {protocol.CONFLICT, protocol.NOT_YOUR_TURN}
+        wait_until(lambda: len(service_of(first).store.get(game["id"]).moves) == 2)  # type: ignore[union-attr]
+        for app in (first, second):
+            stored = service_of(app).store.get(game["id"])
+            assert stored is not None and stored.moves[0] == applied[0]
+    finally:
+        close_app(first)
+        close_app(second)
