@@ -13,6 +13,7 @@ run one process with many threads, as Flask-SocketIO's deployment guide says:
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import signal
 from types import FrameType
@@ -26,6 +27,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--port", type=int, default=5000, help="port (5000)")
     parser.add_argument("--db", help="SQLite file (default: lookahead.sqlite3 in instance/)")
     parser.add_argument("--workers", type=int, default=2, help="search processes (2)")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="any setting of webapp.web.app.DEFAULTS (VALUE as JSON, else text), e.g. "
+        "--set RATE_LIMIT_CREATE_PER_ADDRESS=600/minute",
+    )
     commands = parser.add_subparsers(dest="command", metavar="{prune}")
     prune = commands.add_parser("prune", help="delete abandoned and old games once, print how many")
     prune.add_argument("--db", dest="prune_db", help="SQLite file (default: as the server)")
@@ -43,11 +52,32 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help=f"delete finished games older than this many days ({finished})",
     )
     args = parser.parse_args(argv)
+    try:
+        args.settings = settings_of(args.set)
+    except ValueError as err:
+        parser.error(str(err))
     if args.command == "prune":
         args.db = args.prune_db or args.db
         if args.unfinished_days < 0 or args.finished_days < 0:
             parser.error("retention days must be 0 or more")
     return args
+
+
+def settings_of(pairs: list[str]) -> dict[str, object]:
+    """``["KEY=VALUE", ...]`` as settings; a key the app does not know is refused."""
+    from webapp.web.app import DEFAULTS
+
+    settings: dict[str, object] = {}
+    for pair in pairs:
+        key, equals, text = pair.partition("=")
+        if not equals or key not in DEFAULTS:
+            known = ", ".join(sorted(DEFAULTS))
+            raise ValueError(f"--set {pair!r}: expected KEY=VALUE with a KEY among {known}")
+        try:
+            settings[key] = json.loads(text)
+        except ValueError:
+            settings[key] = text
+    return settings
 
 
 def prune_command(args: argparse.Namespace) -> int:
@@ -82,7 +112,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.command == "prune":
         print(f"Removed {prune_command(args)} games.", flush=True)
         return
-    config: dict[str, object] = {"SEARCH_WORKERS": max(1, args.workers)}
+    config: dict[str, object] = {**args.settings, "SEARCH_WORKERS": max(1, args.workers)}
     if args.db:
         config["DATABASE"] = args.db
     app = create_app(config)

@@ -51,7 +51,7 @@ class EngineTask:
 
     version: int  # the game's version it searches for
     moves: str
-    job_id: int | None = None
+    job: SearchJob | None = None  # registered before it is submitted: a result can be quick
     failures: int = 0
     timer: threading.Timer | None = None
 
@@ -71,9 +71,11 @@ class Searches:
         self.store, self.pool, self.emit, self.locks, self.seed = store, pool, emit, locks, seed
         self.retry_delays = retry_delays
         self._guard = threading.Lock()  # guards the three maps below
+        # Jobs are registered here before they are submitted (a quick search can
+        # report before submit returns) and recognised by identity.
         self._engine: dict[str, EngineTask] = {}  # game id -> the engine's work
-        self._scores: dict[str, int] = {}  # game id -> its scores job
-        self._analyses: dict[str, int] = {}  # client sid -> its analysis job
+        self._scores: dict[str, SearchJob] = {}  # game id -> its scores job
+        self._analyses: dict[str, SearchJob | None] = {}  # client sid -> its analysis job
         self._closing = False
         pool.on_progress, pool.on_result, pool.on_queued = (
             self._on_progress,
@@ -90,8 +92,8 @@ class Searches:
         """The ``queued`` payload of the game's engine search if it waits for a worker."""
         with self._guard:
             task = self._engine.get(game_id)
-        job_id = None if task is None else task.job_id
-        place = None if job_id is None else self.pool.position(job_id)
+        job = None if task is None else task.job
+        place = None if job is None else self.pool.position(job.id)
         return None if place is None else {"game_id": game_id, "position": place, "kind": ENGINE}
 
     def has_room(self, record: GameRecord) -> bool:
@@ -110,10 +112,15 @@ class Searches:
         """
         if self._closing or not engine_to_move(record) or self.thinking(record.id):
             return False
-        task = EngineTask(record.version, record.moves)
-        task.job_id = self.pool.submit(self._engine_job(record))
+        task = EngineTask(record.version, record.moves, self._engine_job(record))
         with self._guard:
             self._engine[record.id] = task
+        try:
+            self._submit(task)
+        except PoolBusy:
+            with self._guard:
+                self._engine.pop(record.id, None)
+            raise
         return True
 
     def try_start_engine(self, record: GameRecord) -> bool:
@@ -136,10 +143,10 @@ class Searches:
         if task is not None:
             if task.timer is not None:
                 task.timer.cancel()
-            if task.job_id is not None:
-                self.pool.cancel(task.job_id)
+            if task.job is not None:
+                self.pool.cancel(task.job.id)
         if scores is not None:
-            self.pool.cancel(scores)
+            self.pool.cancel(scores.id)
 
     def follow(self, record: GameRecord) -> None:
         """The game changed in a way its engine search does not care about: keep the search."""
@@ -147,6 +154,11 @@ class Searches:
             task = self._engine.get(record.id)
             if task is not None and task.moves == record.moves:
                 task.version = record.version
+
+    def _submit(self, task: EngineTask) -> None:
+        """Submit the task's job (registered already); PoolBusy if the pool refuses it."""
+        assert task.job is not None
+        self.pool.submit(task.job)
 
     def _engine_job(self, record: GameRecord) -> SearchJob:
         return SearchJob(
@@ -175,7 +187,7 @@ class Searches:
         with self._guard:
             if sid in self._analyses:
                 raise GameError(protocol.BUSY, "Your previous analysis is still running.")
-            self._analyses[sid] = 0  # reserved: a second request meanwhile is refused
+            self._analyses[sid] = None  # reserved: a second request meanwhile is refused
         job = SearchJob(
             record.game,
             record.moves,
@@ -187,24 +199,27 @@ class Searches:
             owner=owner,
             game_id=record.id,
         )
+        with self._guard:
+            if sid not in self._analyses:
+                return  # the client left meanwhile
+            self._analyses[sid] = job
         try:
-            job_id = self.pool.submit(job)
+            self.pool.submit(job)
         except PoolBusy as busy:
             with self._guard:
                 self._analyses.pop(sid, None)
             raise GameError(protocol.BUSY, f"The server is busy: {busy}. Try again soon.") from None
         with self._guard:
-            if sid in self._analyses:
-                self._analyses[sid] = job_id
-                return
-        self.pool.cancel(job_id)  # the client left meanwhile
+            left = self._analyses.get(sid) is not job
+        if left:
+            self.pool.cancel(job.id)  # the client left meanwhile
 
     def forget_client(self, sid: str) -> None:
         """A client left: cancel its analysis."""
         with self._guard:
-            job_id = self._analyses.pop(sid, None)
-        if job_id:
-            self.pool.cancel(job_id)
+            job = self._analyses.pop(sid, None)
+        if job is not None:
+            self.pool.cancel(job.id)
 
     def close(self) -> None:
         """From now on no result is applied and no retry runs (the server is stopping)."""
@@ -225,7 +240,7 @@ class Searches:
 
     def _on_progress(self, job: SearchJob, progress: dict[str, Any]) -> None:
         kind, game_id, _ = job.tag
-        if kind != ENGINE or not self._current(game_id, job.id):
+        if kind != ENGINE or not self._current(game_id, job):
             return
         payload = {"game_id": game_id, "moves": job.moves, "algorithm": job.algorithm}
         payload |= progress
@@ -239,19 +254,19 @@ class Searches:
         kind, game_id, sid = job.tag
         if kind == ANALYSIS:
             with self._guard:
-                mine = self._analyses.get(sid) == job.id
+                mine = self._analyses.get(sid) is job
                 if mine:
                     del self._analyses[sid]
             if mine:
                 self._send_analysis(job, result, error)
         elif kind == SCORES:
             with self._guard:
-                mine = self._scores.get(game_id) == job.id
+                mine = self._scores.get(game_id) is job
                 if mine:
                     del self._scores[game_id]
             if mine and result is not None:
                 self._apply_scores(job, result)
-        elif self._current(game_id, job.id):
+        elif self._current(game_id, job):
             out = Outbox()
             try:
                 with self.locks.hold(game_id):
@@ -259,10 +274,10 @@ class Searches:
             finally:
                 out.flush(self.emit)
 
-    def _current(self, game_id: str, job_id: int) -> bool:
+    def _current(self, game_id: str, job: SearchJob) -> bool:
         with self._guard:
             task = self._engine.get(game_id)
-            return task is not None and task.job_id == job_id
+            return task is not None and task.job is job
 
     def _send_analysis(
         self, job: SearchJob, result: dict[str, Any] | None, error: str | None
@@ -282,7 +297,7 @@ class Searches:
         game_id = job.tag[1]
         with self._guard:
             task = self._engine.get(game_id)
-        if task is None or task.job_id != job.id:
+        if task is None or task.job is not job:
             return  # cancelled while waiting for the lock
         try:
             record = self.store.get(game_id)
@@ -326,14 +341,15 @@ class Searches:
     ) -> None:
         """Try a failed engine search again: at once, then (after telling the room) later."""
         task.failures += 1
-        task.job_id = None
+        task.job = None
         log.error("engine search failed in %s (%d): %s", game_id, task.failures, why)
         if task.failures <= IMMEDIATE_RETRIES and record is not None:
+            task.job = self._engine_job(record)
             try:
-                task.job_id = self.pool.submit(self._engine_job(record))
+                self._submit(task)
                 return
             except PoolBusy:
-                pass
+                task.job = None
         failed = GameError(
             protocol.ENGINE_FAILED, f"The engine could not move ({why}); it will try again."
         )
@@ -365,10 +381,11 @@ class Searches:
                 with self._guard:
                     self._engine.pop(game_id, None)
                 return
+            task.job, task.timer = self._engine_job(record), None
             try:
-                task.job_id = self.pool.submit(self._engine_job(record))
-                task.timer = None
+                self._submit(task)
             except PoolBusy:
+                task.job = None
                 task.failures += 1
                 self._retry_later(game_id, task)
 
@@ -386,15 +403,16 @@ class Searches:
             game_id=game_id,
         )
         with self._guard:
-            older = self._scores.pop(game_id, None)
+            older = self._scores.get(game_id)
+            self._scores[game_id] = job
         if older is not None:
-            self.pool.cancel(older)
+            self.pool.cancel(older.id)
         try:
-            job_id = self.pool.submit(job)
+            self.pool.submit(job)
         except PoolBusy:
-            return  # display work: skipped under load
-        with self._guard:
-            self._scores[game_id] = job_id
+            with self._guard:
+                if self._scores.get(game_id) is job:
+                    del self._scores[game_id]  # display work: skipped under load
 
     def _apply_scores(self, job: SearchJob, result: dict[str, Any]) -> None:
         game_id = job.tag[1]

@@ -99,6 +99,9 @@ class SQLiteStore:
             with _guard(f"open {location}"):
                 if not in_memory and not read_only:
                     self._db.execute("PRAGMA journal_mode=WAL")
+                    # WAL with NORMAL: a commit never corrupts the file; a power cut may
+                    # lose the last commits, not the database. FULL syncs every commit.
+                    self._db.execute("PRAGMA synchronous=NORMAL")
                 self._migrate()
         except BaseException:
             self._db.close()

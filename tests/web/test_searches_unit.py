@@ -1,0 +1,104 @@
+"""The service's bookkeeping of searches, with a pool that answers before ``submit`` returns.
+
+A quick search (an Easy move takes a millisecond) can report its result on
+the relay thread before the thread that submitted it has gone on; the service
+must apply it all the same. ``InstantPool`` makes that the rule: it runs the
+real search inside ``submit`` and calls back before returning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from webapp import protocol
+from webapp.services import GameService
+from webapp.store import open_store
+from webapp.workers import SearchJob
+from webapp.workers.worker import run_search
+
+
+class _Never:
+    def is_set(self) -> bool:
+        return False
+
+
+class InstantPool:
+    """A pool whose every search is done, and reported, before ``submit`` returns."""
+
+    def __init__(self) -> None:
+        self.on_progress: Any = None
+        self.on_result: Any = None
+        self.on_queued: Any = None
+        self.submitted: list[SearchJob] = []
+
+    def submit(self, job: SearchJob) -> int:
+        job.id = len(self.submitted) + 1
+        self.submitted.append(job)
+        result = run_search(
+            job.game,
+            job.moves,
+            job.algorithm,
+            job.limits,
+            move_scores=job.move_scores,
+            seed=job.seed,
+            progress=lambda progress: None,
+            cancel=_Never(),
+        )
+        self.on_result(job, result, None)
+        return job.id
+
+    def has_room(self, *_: Any, **__: Any) -> bool:
+        return True
+
+    def cancel(self, job_id: int) -> None:
+        return None
+
+    def position(self, job_id: int) -> int | None:
+        return None
+
+    def close(self) -> None:
+        return None
+
+
+@pytest.fixture
+def service() -> Iterator[tuple[GameService, InstantPool, list[tuple[str, Any, str]]]]:
+    pool = InstantPool()
+    sent: list[tuple[str, Any, str]] = []
+    made = GameService(
+        open_store(":memory:"),
+        pool,  # type: ignore[arg-type]
+        lambda event, payload, to: sent.append((event, payload, to)),
+        seed=0,
+    )
+    yield made, pool, sent
+    made.close()
+
+
+def test_a_result_that_comes_before_submit_returns_is_applied(
+    service: tuple[GameService, InstantPool, list[tuple[str, Any, str]]],
+) -> None:
+    games, pool, sent = service
+    record = games.create("tictactoe", {"level": "easy"}, owner="me")
+    games.move(record.id, "5", "me")
+    stored = games.store.get(record.id)
+    assert stored is not None and len(stored.moves) == 2  # the engine moved
+    assert not games.searches.thinking(record.id)
+    assert [e for e, _, _ in sent if e == protocol.ENGINE_MOVE]
+    assert [kind for kind, *_ in (job.tag for job in pool.submitted)] == ["engine", "scores"]
+    scores = [payload for event, payload, _ in sent if event == protocol.SCORES]
+    assert scores and scores[-1]["moves"] == "5"
+    assert stored.last_engine_move and stored.last_engine_move["move_scores"]
+
+
+def test_an_analysis_that_comes_before_submit_returns_reaches_its_asker(
+    service: tuple[GameService, InstantPool, list[tuple[str, Any, str]]],
+) -> None:
+    games, _, sent = service
+    record = games.create("tictactoe", {"level": "easy"}, owner="me")
+    games.analyse(record.id, "minimax", "sid-1", None, "addr:somewhere")
+    answers = [(payload, to) for event, payload, to in sent if event == protocol.ANALYSIS]
+    assert len(answers) == 1 and answers[0][1] == "sid-1"
+    games.analyse(record.id, "minimax", "sid-1", None, "addr:somewhere")  # free for the next
