@@ -41,6 +41,19 @@ def test_a_dead_workers_job_fails_and_the_worker_is_replaced_past_ten_kills(
     assert stats["restarts"] == 12 and stats["alive"] == 1 and not stats["crash_loop"]
 
 
+def test_the_relay_serves_other_workers_while_a_replacement_waits_out_its_backoff(
+    pools: Pools,
+) -> None:
+    pool = pools(2, restart_backoff=(3600.0, 3600.0))
+    doomed = pool.submit(job("doomed", "hold"))
+    os.kill(pools.holds.started("doomed"), signal.SIGKILL)
+    assert pools.recorder.result(doomed) == (None, WORKER_DIED)
+    assert pool.stats()["alive"] == 1  # the replacement is an hour away
+    for number in range(3):  # the relay is not asleep: the other worker's results flow
+        result, error = pools.recorder.result(pool.submit(job(f"served{number}")))
+        assert error is None and result is not None
+
+
 def test_a_crash_loop_is_reported_once_and_workers_are_still_replaced(
     pools: Pools, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -116,6 +116,7 @@ class SearchPool:
         self._wake_out.setblocking(False)
         self._relay_started, self._relay_ident = False, -1
         self._relay_done = threading.Event()
+        self._relay_thread: threading.Thread | None = None  # when we started it ourselves
         self._closing = False  # set under the gate: no callback from now on
         self._closed = False  # set under the lock
         self._restarts = 0
@@ -131,7 +132,10 @@ class SearchPool:
             for slot in self._slots:
                 self._spawn(slot)
         if start_thread is None:
-            threading.Thread(target=self._relay_loop, name="search-relay", daemon=True).start()
+            self._relay_thread = threading.Thread(
+                target=self._relay_loop, name="search-relay", daemon=True
+            )
+            self._relay_thread.start()
         else:
             start_thread(self._relay_loop)
 
@@ -166,6 +170,8 @@ class SearchPool:
         self._wake()
         if self._relay_started and threading.get_ident() != self._relay_ident:
             self._relay_done.wait(SHUTDOWN_SECONDS)
+            if self._relay_thread is not None:
+                self._relay_thread.join(SHUTDOWN_SECONDS)
         stop_workers(self._slots, SHUTDOWN_SECONDS)
         self._wake_in.close()
         self._wake_out.close()
