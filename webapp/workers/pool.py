@@ -54,6 +54,8 @@ log = logging.getLogger(__name__)
 SHUTDOWN_SECONDS = 5.0
 #: Longest the relay sleeps without looking at the time (respawns, the end of a crash loop).
 RELAY_TICK = 1.0
+#: Messages read from one worker's pipe before the relay looks at the others.
+BATCH = 64
 #: The search function a worker runs unless told otherwise.
 DEFAULT_SEARCH = "webapp.workers.worker:run_search"
 
@@ -306,6 +308,7 @@ class SearchPool:
                         return
                 except Exception:  # a bug here must not stop every later search
                     log.exception("search relay: an iteration failed")
+                    self._relay_done.wait(RELAY_TICK / 20)  # and must not spin either
         finally:
             self._relay_done.set()
 
@@ -339,11 +342,13 @@ class SearchPool:
         due = [slot.respawn_at - now for slot in self._slots if slot.state is State.DEAD]
         return max(0.0, min([RELAY_TICK, *due]))
 
-    def _receive(self, slot: Slot) -> None:
-        """Handle every message waiting in the slot's pipe."""
+    def _receive(self, slot: Slot, limit: int = BATCH) -> None:
+        """Handle the messages waiting in the slot's pipe (at most ``limit``: others get a turn)."""
         conn = slot.conn
         try:
-            while conn is not None and conn.poll(0):
+            for _ in range(limit):
+                if conn is None or not conn.poll(0):
+                    return
                 self._handle(slot, conn.recv())
         except (EOFError, OSError):  # the worker is gone: its sentinel will say so
             with self._lock:
@@ -377,7 +382,7 @@ class SearchPool:
 
     def _bury(self, slot: Slot) -> None:
         """The slot's process ended: report its job and schedule a replacement."""
-        self._receive(slot)  # whatever it said before it died
+        self._receive(slot, limit=1_000_000)  # all it said before it died
         with self._lock:
             process, conn, run = slot.process, slot.conn, slot.run
             if self._closed or process is None:
