@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.web.fake_searches import Pools, job, open_pools
+from tests.web.helpers import wait_until
 from webapp.workers import WORKER_DIED, Priority
 from webapp.workers.cancel import RunCancel
 from webapp.workers.restarts import CrashTracker, restart_delay
@@ -80,6 +81,9 @@ def test_a_worker_killed_while_the_server_cancels_does_not_hang_it(pools: Pools)
         else:
             os.kill(pid, signal.SIGKILL)
             pool.cancel(held)
+        # A job handed to the dying worker would fail (and be retried by its caller): wait
+        # until the death is seen, so that this test is about the server not hanging.
+        wait_until(lambda attempt=attempt: pool.stats()["restarts"] == attempt + 1)
         result, error = pools.recorder.result(pool.submit(job(f"next{attempt}")))
         assert error is None and result is not None
         assert held not in pools.recorder.results  # cancelled: never reported, not even its death
