@@ -42,6 +42,19 @@ def test_a_dead_workers_job_fails_and_the_worker_is_replaced_past_ten_kills(
     assert stats["restarts"] == 12 and stats["alive"] == 1 and not stats["crash_loop"]
 
 
+def test_a_job_handed_to_a_worker_that_dies_before_taking_it_runs_on_the_replacement(
+    pools: Pools,
+) -> None:
+    pool = pools(1)
+    first = pools.recorder.result(pool.submit(job("first")))[0]
+    assert first is not None
+    os.kill(first["pid"], signal.SIGSTOP)  # idle, and now deaf: the next job waits in its pipe
+    unlucky = pool.submit(job("unlucky"))
+    os.kill(first["pid"], signal.SIGKILL)
+    result, error = pools.recorder.result(unlucky)
+    assert error is None and result is not None and result["pid"] != first["pid"]
+
+
 def test_the_relay_serves_other_workers_while_a_replacement_waits_out_its_backoff(
     pools: Pools,
 ) -> None:

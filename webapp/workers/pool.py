@@ -11,7 +11,9 @@ in its worker and put back at the front of its class, its outcome discarded.
 
 One relay thread waits on every worker's pipe and process at once: it reads
 progress and results, notices a dead worker the moment its process ends,
-replaces it after a backoff (``restarts.py``), and calls the callbacks. Every
+replaces it after a backoff (``restarts.py``), and calls the callbacks. A job
+whose worker died while running it fails (``WORKER_DIED``: its caller may
+retry); one whose worker died before taking it is run again, once. Every
 callback runs on that thread, outside the pool's lock, and never after
 ``close()`` has begun: a search cut short by shutdown is never reported, so it
 can never be committed as a move.
@@ -109,6 +111,7 @@ class SearchPool:
         self._events: deque[tuple[str, tuple[Any, ...]]] = deque()
         self._ids, self._run_ids = count(1), count(1)
         self._jobs: dict[int, SearchJob] = {}  # waiting or running, not cancelled
+        self._retried: set[int] = set()  # jobs requeued because their worker died before them
         self._places: dict[int, int] = {}  # job id -> the place last reported
         self._places_seen = -1  # the scheduler's change count when places were last reported
         self._closing_flag = shared_int(CONTEXT)
@@ -166,6 +169,7 @@ class SearchPool:
             self._closed = True
             self._scheduler.clear()
             self._jobs.clear()
+            self._retried.clear()
             self._events.clear()
             self._ready.notify_all()
         self._closing_flag.value = 1  # every running search stops
@@ -191,7 +195,7 @@ class SearchPool:
             self._jobs[job.id] = job
             shed = self._scheduler.add(job)
             if shed is not None:
-                self._jobs.pop(shed.id, None)
+                self._forget(shed)
                 self._events.append(("result", (shed, None, DROPPED)))
             self._dispatch()
         self._wake()
@@ -215,9 +219,10 @@ class SearchPool:
     def cancel(self, job_id: int) -> None:
         """Forget a job: drop it from the queue or stop its search. Unknown ids are ignored."""
         with self._lock:
-            job = self._jobs.pop(job_id, None)
+            job = self._jobs.get(job_id)
             if job is None:
                 return
+            self._forget(job)
             job.cancelled = True
             self._places.pop(job_id, None)
             if not self._scheduler.remove(job):
@@ -298,6 +303,11 @@ class SearchPool:
         self._scheduler.requeue(victim.job)
         log.info("search pool: job %d preempted for an engine move", victim.job.id)
 
+    def _forget(self, job: SearchJob) -> None:
+        """The job is settled (reported or cancelled): nothing keeps it any more."""
+        self._jobs.pop(job.id, None)
+        self._retried.discard(job.id)
+
     # -- the relay thread ---------------------------------------------------------------
     def _relay_loop(self) -> None:
         self._relay_ident = threading.get_ident()
@@ -367,6 +377,9 @@ class SearchPool:
             run = slot.run
             if run is None or run.id != run_id:
                 return  # a message from a run that was already settled
+            if kind == "started":
+                run.started = True
+                return
             if kind == "progress":
                 if not run.freeing:
                     self._events.append(("progress", (run.job, payload)))
@@ -375,7 +388,7 @@ class SearchPool:
             if slot.state is State.BUSY:
                 slot.state = State.IDLE
             if not run.freeing:
-                self._jobs.pop(run.job.id, None)
+                self._forget(run.job)
                 outcome = (payload, None) if kind == "done" else (None, payload)
                 self._events.append(("result", (run.job, *outcome)))
             self._dispatch()
@@ -390,9 +403,7 @@ class SearchPool:
             slot.process, slot.conn, slot.run, slot.state = None, None, None, State.DEAD
             delay = self._crashes.died(slot.index)
             slot.respawn_at = time.monotonic() + delay
-            if run is not None and not run.freeing:
-                self._jobs.pop(run.job.id, None)
-                self._events.append(("result", (run.job, None, WORKER_DIED)))
+            self._lose(run)
             self._dispatch()  # the dead worker may have been the one a preemption needs
         process.join(SHUTDOWN_SECONDS)
         log.error(
@@ -404,6 +415,17 @@ class SearchPool:
         process.close()
         if conn is not None:
             conn.close()
+
+    def _lose(self, run: Run | None) -> None:
+        """A worker died during ``run``: retry a job it never began (once), report others."""
+        if run is None or run.freeing:
+            return
+        if not run.started and run.job.id not in self._retried:
+            self._retried.add(run.job.id)  # once: a task that kills a worker unread is not retried
+            self._scheduler.requeue(run.job)
+            return
+        self._forget(run.job)
+        self._events.append(("result", (run.job, None, WORKER_DIED)))
 
     def _respawn_due(self) -> None:
         now = time.monotonic()

@@ -45,6 +45,7 @@ class Run:
     id: int
     job: SearchJob
     aborting: bool = False  # preempted: its outcome is thrown away, the job waits again
+    started: bool = False  # the worker took it (a worker that dies before did it no harm)
 
     @property
     def freeing(self) -> bool:

@@ -104,6 +104,7 @@ class _ServerGone(Exception):
 
 def _run(conn: Connection, run: SearchFunction, task: tuple[Any, ...], cancel: RunCancel) -> None:
     run_id, game, moves, algorithm, limits, seed, move_scores = task
+    conn.send(("started", run_id, None))
 
     def relay(progress: Progress | dict[str, Any]) -> None:
         data = asdict(progress) if isinstance(progress, Progress) else dict(progress)
