@@ -55,6 +55,30 @@ def test_a_job_handed_to_a_worker_that_dies_before_taking_it_runs_on_the_replace
     assert error is None and result is not None and result["pid"] != first["pid"]
 
 
+def test_a_search_that_ignores_its_cancel_flag_is_killed_and_replaced(pools: Pools) -> None:
+    pool = pools(1, cancel_grace=0.0)
+    deaf = pool.submit(job("deaf", "stubborn"))
+    pid = pools.holds.started("deaf")
+    pool.cancel(deaf)
+    result, error = pools.recorder.result(pool.submit(job("next")))
+    assert error is None and result is not None and result["pid"] != pid
+    assert deaf not in pools.recorder.results
+    assert not pool.stats()["crash_loop"] and pool.stats()["restarts"] == 1
+
+
+def test_an_engine_move_never_waits_behind_an_analysis_that_ignores_preemption(
+    pools: Pools,
+) -> None:
+    pool = pools(1, cancel_grace=0.0)
+    analysis = pool.submit(job("deaf", "stubborn", Priority.ANALYSIS))
+    pools.holds.started("deaf")
+    result, error = pools.recorder.result(pool.submit(job("engine")))
+    assert error is None and result is not None
+    pools.holds.started("deaf", times=2)  # the analysis runs again, on the replacement
+    pools.holds.release("deaf")
+    assert pools.recorder.result(analysis)[1] is None
+
+
 def test_the_relay_serves_other_workers_while_a_replacement_waits_out_its_backoff(
     pools: Pools,
 ) -> None:

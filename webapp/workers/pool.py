@@ -19,7 +19,9 @@ callback runs on that thread, outside the pool's lock, and never after
 can never be committed as a move.
 
 Cancelling goes through lock-free shared memory (``cancel.py``) so that a
-worker killed at any instant cannot wedge the server.
+worker killed at any instant cannot wedge the server; a search that ignores
+its flag for ``cancel_grace`` seconds has its worker killed and replaced (not
+counted as a crash), so neither a cancel nor a preemption can be ignored.
 """
 
 from __future__ import annotations
@@ -94,6 +96,7 @@ class SearchPool:
         restart_backoff: tuple[float, float] = (0.5, 30.0),
         crash_window: float = 60.0,
         crash_loop: int = 5,
+        cancel_grace: float = 3.0,
         on_progress: ProgressCallback = _ignore,
         on_result: ResultCallback = _ignore,
         on_queued: QueuedCallback = _ignore,
@@ -101,6 +104,7 @@ class SearchPool:
         if workers < 1:
             raise ValueError("a pool needs at least one worker")
         self.size, self.warm_up, self.search_fn, self.reserve = workers, warm_up, search_fn, reserve
+        self.cancel_grace = cancel_grace
         self.on_progress, self.on_result, self.on_queued = on_progress, on_result, on_queued
         scores = 2 * workers if scores_limit is None else scores_limit
         self._scheduler = Scheduler(queue_limit, owner_limit, game_limit, scores)
@@ -228,7 +232,7 @@ class SearchPool:
             if not self._scheduler.remove(job):
                 for slot in self._slots:
                     if slot.run is not None and slot.run.job is job and not slot.run.aborting:
-                        slot.cancel.value = slot.run.id
+                        self._stop(slot)
         self._wake()
 
     def stats(self) -> dict[str, Any]:
@@ -299,7 +303,7 @@ class SearchPool:
         victim.aborting = True
         for slot in live:
             if slot.run is victim:
-                slot.cancel.value = victim.id
+                self._stop(slot)
         self._scheduler.requeue(victim.job)
         log.info("search pool: job %d preempted for an engine move", victim.job.id)
 
@@ -307,6 +311,12 @@ class SearchPool:
         """The job is settled (reported or cancelled): nothing keeps it any more."""
         self._jobs.pop(job.id, None)
         self._retried.discard(job.id)
+
+    def _stop(self, slot: Slot) -> None:
+        """Cancel the slot's run; the relay kills the worker if it has not stopped in time."""
+        assert slot.run is not None
+        slot.cancel.value = slot.run.id
+        slot.run.stop_by = time.monotonic() + self.cancel_grace
 
     # -- the relay thread ---------------------------------------------------------------
     def _relay_loop(self) -> None:
@@ -342,6 +352,7 @@ class SearchPool:
         for slot in self._slots:
             if slot.process is not None and slot.process.sentinel in ready:
                 self._bury(slot)
+        self._kill_stubborn()
         self._respawn_due()
         self._report_crash_loop()
         self._deliver()
@@ -350,7 +361,23 @@ class SearchPool:
     def _relay_timeout(self) -> float:
         now = time.monotonic()
         due = [slot.respawn_at - now for slot in self._slots if slot.state is State.DEAD]
+        due += [
+            slot.run.stop_by - now
+            for slot in self._slots
+            if slot.run and slot.run.stop_by and not slot.killed
+        ]
         return max(0.0, min([RELAY_TICK, *due]))
+
+    def _kill_stubborn(self) -> None:
+        """Kill a worker whose cancelled search ignored the flag past ``cancel_grace``."""
+        now = time.monotonic()
+        with self._lock:
+            for slot in self._slots:
+                run, process = slot.run, slot.process
+                if run and run.stop_by and run.stop_by <= now and process and not slot.killed:
+                    log.warning("search worker %d ignored a cancel: killing it", slot.index)
+                    slot.killed = True
+                    process.kill()
 
     def _receive(self, slot: Slot, limit: int = BATCH) -> None:
         """Handle the messages waiting in the slot's pipe (at most ``limit``: others get a turn)."""
@@ -401,17 +428,19 @@ class SearchPool:
             if self._closed or process is None:
                 return
             slot.process, slot.conn, slot.run, slot.state = None, None, None, State.DEAD
-            delay = self._crashes.died(slot.index)
+            killed = slot.killed  # by us, for ignoring a cancel: no crash
+            delay = 0.0 if killed else self._crashes.died(slot.index)
             slot.respawn_at = time.monotonic() + delay
             self._lose(run)
             self._dispatch()  # the dead worker may have been the one a preemption needs
         process.join(SHUTDOWN_SECONDS)
-        log.error(
-            "search worker %d died (exit code %s); replacing it in %.2f s",
-            slot.index,
-            process.exitcode,
-            delay,
-        )
+        if not killed:
+            log.error(
+                "search worker %d died (exit code %s); replacing it in %.2f s",
+                slot.index,
+                process.exitcode,
+                delay,
+            )
         process.close()
         if conn is not None:
             conn.close()
