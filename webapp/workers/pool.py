@@ -31,12 +31,12 @@ import logging
 import socket
 import threading
 import time
-from collections import deque
 from collections.abc import Callable
 from itertools import count
 from multiprocessing import connection
 from typing import Any
 
+from webapp.workers.callbacks import Callbacks
 from webapp.workers.cancel import shared_int
 from webapp.workers.jobs import (
     DROPPED,
@@ -111,13 +111,10 @@ class SearchPool:
         self._crashes = CrashTracker(workers, restart_backoff, crash_window, crash_loop)
         self._lock = threading.Lock()
         self._ready = threading.Condition(self._lock)
-        self._gate = threading.RLock()  # held while callbacks run; close() takes it to end them
-        self._events: deque[tuple[str, tuple[Any, ...]]] = deque()
+        self._callbacks = Callbacks(self._lock, self._scheduler, self)
         self._ids, self._run_ids = count(1), count(1)
         self._jobs: dict[int, SearchJob] = {}  # waiting or running, not cancelled
         self._retried: set[int] = set()  # jobs requeued because their worker died before them
-        self._places: dict[int, int] = {}  # job id -> the place last reported
-        self._places_seen = -1  # the scheduler's change count when places were last reported
         self._closing_flag = shared_int(CONTEXT)
         self._slots = [Slot(index, shared_int(CONTEXT)) for index in range(workers)]
         self._wake_in, self._wake_out = socket.socketpair()
@@ -126,7 +123,6 @@ class SearchPool:
         self._relay_started, self._relay_ident = False, -1
         self._relay_done = threading.Event()
         self._relay_thread: threading.Thread | None = None  # when we started it ourselves
-        self._closing = False  # set under the gate: no callback from now on
         self._closed = False  # set under the lock
         self._restarts = 0
         self._loop_logged = False
@@ -161,11 +157,7 @@ class SearchPool:
 
     def close(self) -> None:
         """Abandon every search (none is reported), stop the workers and the relay. Idempotent."""
-        gated = self._gate.acquire(timeout=SHUTDOWN_SECONDS)
-        self._closing = True
-        if gated:
-            self._gate.release()
-        else:
+        if not self._callbacks.shut(SHUTDOWN_SECONDS):
             log.warning("search pool: closing while a callback still runs")
         with self._lock:
             if self._closed:
@@ -174,7 +166,6 @@ class SearchPool:
             self._scheduler.clear()
             self._jobs.clear()
             self._retried.clear()
-            self._events.clear()
             self._ready.notify_all()
         self._closing_flag.value = 1  # every running search stops
         self._wake()
@@ -200,7 +191,7 @@ class SearchPool:
             shed = self._scheduler.add(job)
             if shed is not None:
                 self._forget(shed)
-                self._events.append(("result", (shed, None, DROPPED)))
+                self._callbacks.put("result", shed, None, DROPPED)
             self._dispatch()
         self._wake()
         return job.id
@@ -228,7 +219,7 @@ class SearchPool:
                 return
             self._forget(job)
             job.cancelled = True
-            self._places.pop(job_id, None)
+            self._callbacks.forget(job_id)
             if not self._scheduler.remove(job):
                 for slot in self._slots:
                     if slot.run is not None and slot.run.job is job and not slot.run.aborting:
@@ -355,7 +346,7 @@ class SearchPool:
         self._kill_stubborn()
         self._respawn_due()
         self._report_crash_loop()
-        self._deliver()
+        self._callbacks.deliver()
         return True
 
     def _relay_timeout(self) -> float:
@@ -409,7 +400,7 @@ class SearchPool:
                 return
             if kind == "progress":
                 if not run.freeing:
-                    self._events.append(("progress", (run.job, payload)))
+                    self._callbacks.put("progress", run.job, payload)
                 return
             slot.run = None
             if slot.state is State.BUSY:
@@ -417,7 +408,7 @@ class SearchPool:
             if not run.freeing:
                 self._forget(run.job)
                 outcome = (payload, None) if kind == "done" else (None, payload)
-                self._events.append(("result", (run.job, *outcome)))
+                self._callbacks.put("result", run.job, *outcome)
             self._dispatch()
 
     def _bury(self, slot: Slot) -> None:
@@ -454,7 +445,7 @@ class SearchPool:
             self._scheduler.requeue(run.job)
             return
         self._forget(run.job)
-        self._events.append(("result", (run.job, None, WORKER_DIED)))
+        self._callbacks.put("result", run.job, None, WORKER_DIED)
 
     def _respawn_due(self) -> None:
         now = time.monotonic()
@@ -487,42 +478,6 @@ class SearchPool:
         elif self._loop_logged and not looping:
             log.warning("search workers: the crash loop is over")
         self._loop_logged = looping
-
-    def _deliver(self) -> None:
-        """Call the callbacks for what happened, in order, outside the lock."""
-        with self._gate:
-            while not self._closing:
-                with self._lock:
-                    batch = list(self._events)
-                    self._events.clear()
-                    if not batch:
-                        batch = [("queued", change) for change in self._place_changes()]
-                if not batch:
-                    return
-                for kind, args in batch:
-                    job: SearchJob = args[0]
-                    if self._closing:
-                        return
-                    if job.cancelled:
-                        continue
-                    try:
-                        getattr(self, f"on_{kind}")(*args)
-                    except Exception:  # a callback's bug must not stop the relay
-                        log.exception("search pool: on_%s failed for job %d", kind, job.id)
-
-    def _place_changes(self) -> list[tuple[SearchJob, int]]:
-        """Waiting jobs whose place differs from the one last reported (the lock is held)."""
-        if self._scheduler.changes == self._places_seen:
-            return []
-        self._places_seen = self._scheduler.changes
-        order = self._scheduler.order()
-        changed = [
-            (job, place)
-            for place, job in enumerate(order, start=1)
-            if self._places.get(job.id) != place
-        ]
-        self._places = {job.id: place for place, job in enumerate(order, start=1)}
-        return changed
 
     def _wake(self) -> None:
         with contextlib.suppress(OSError):  # full (the relay wakes anyway) or closed
