@@ -54,6 +54,17 @@ def held(label: str, progress: Callable[[Progress], None], cancel: CancelFlag) -
     return quick(label, progress, cancel) | {"cancelled": True}
 
 
+def stubborn(
+    label: str, progress: Callable[[Progress], None], cancel: CancelFlag
+) -> dict[str, Any]:
+    """Held like ``held``, but deaf to cancelling (a search that ignores its flag)."""
+    folder = Path(os.environ[HOLD_ENV])
+    _mark(folder, "started", label)
+    while not (folder / f"release-{label}").exists():
+        time.sleep(POLL)
+    return quick(label, progress, cancel)
+
+
 def quick(label: str, progress: Callable[[Progress], None], cancel: CancelFlag) -> dict[str, Any]:
     return {"best_move": label, "pid": os.getpid(), "cancelled": False}
 
@@ -73,7 +84,14 @@ def fail(label: str, progress: Callable[[Progress], None], cancel: CancelFlag) -
     raise ValueError(f"search {label} failed on purpose")
 
 
-BEHAVIOURS = {"hold": held, "quick": quick, "steps": steps, "crash": crash, "fail": fail}
+BEHAVIOURS = {
+    "hold": held,
+    "stubborn": stubborn,
+    "quick": quick,
+    "steps": steps,
+    "crash": crash,
+    "fail": fail,
+}
 
 
 def _mark(folder: Path, what: str, label: str) -> None:
@@ -162,6 +180,7 @@ class Pools:
             "warm_up": False,
             "search_fn": SCRIPTED,
             "restart_backoff": (0.001, 0.01),
+            "cancel_grace": WAIT,  # held searches obey at once; tests of deaf ones lower this
             "on_progress": recorder.on_progress,
             "on_result": recorder.on_result,
             "on_queued": recorder.on_queued,

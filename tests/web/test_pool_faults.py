@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.web.fake_searches import Pools, job, open_pools
+from tests.web.helpers import wait_until
 from webapp.workers import WORKER_DIED, Priority
 from webapp.workers.cancel import RunCancel
 from webapp.workers.restarts import CrashTracker, restart_delay
@@ -39,6 +40,56 @@ def test_a_dead_workers_job_fails_and_the_worker_is_replaced_past_ten_kills(
         assert error is None and result is not None and result["pid"] != pid
     stats = pool.stats()
     assert stats["restarts"] == 12 and stats["alive"] == 1 and not stats["crash_loop"]
+
+
+def test_a_job_handed_to_a_worker_that_dies_before_taking_it_runs_on_the_replacement(
+    pools: Pools,
+) -> None:
+    pool = pools(1)
+    first = pools.recorder.result(pool.submit(job("first")))[0]
+    assert first is not None
+    os.kill(first["pid"], signal.SIGSTOP)  # idle, and now deaf: the next job waits in its pipe
+    unlucky = pool.submit(job("unlucky"))
+    os.kill(first["pid"], signal.SIGKILL)
+    result, error = pools.recorder.result(unlucky)
+    assert error is None and result is not None and result["pid"] != first["pid"]
+
+
+def test_a_search_that_ignores_its_cancel_flag_is_killed_and_replaced(pools: Pools) -> None:
+    pool = pools(1, cancel_grace=0.0)
+    deaf = pool.submit(job("deaf", "stubborn"))
+    pid = pools.holds.started("deaf")
+    pool.cancel(deaf)
+    result, error = pools.recorder.result(pool.submit(job("next")))
+    assert error is None and result is not None and result["pid"] != pid
+    assert deaf not in pools.recorder.results
+    assert not pool.stats()["crash_loop"] and pool.stats()["restarts"] == 1
+
+
+def test_an_engine_move_never_waits_behind_an_analysis_that_ignores_preemption(
+    pools: Pools,
+) -> None:
+    pool = pools(1, cancel_grace=0.0)
+    analysis = pool.submit(job("deaf", "stubborn", Priority.ANALYSIS))
+    pools.holds.started("deaf")
+    result, error = pools.recorder.result(pool.submit(job("engine")))
+    assert error is None and result is not None
+    pools.holds.started("deaf", times=2)  # the analysis runs again, on the replacement
+    pools.holds.release("deaf")
+    assert pools.recorder.result(analysis)[1] is None
+
+
+def test_the_relay_serves_other_workers_while_a_replacement_waits_out_its_backoff(
+    pools: Pools,
+) -> None:
+    pool = pools(2, restart_backoff=(3600.0, 3600.0))
+    doomed = pool.submit(job("doomed", "hold"))
+    os.kill(pools.holds.started("doomed"), signal.SIGKILL)
+    assert pools.recorder.result(doomed) == (None, WORKER_DIED)
+    assert pool.stats()["alive"] == 1  # the replacement is an hour away
+    for number in range(3):  # the relay is not asleep: the other worker's results flow
+        result, error = pools.recorder.result(pool.submit(job(f"served{number}")))
+        assert error is None and result is not None
 
 
 def test_a_crash_loop_is_reported_once_and_workers_are_still_replaced(
@@ -67,6 +118,9 @@ def test_a_worker_killed_while_the_server_cancels_does_not_hang_it(pools: Pools)
         else:
             os.kill(pid, signal.SIGKILL)
             pool.cancel(held)
+        # A job handed to the dying worker would fail (and be retried by its caller): wait
+        # until the death is seen, so that this test is about the server not hanging.
+        wait_until(lambda attempt=attempt: pool.stats()["restarts"] == attempt + 1)
         result, error = pools.recorder.result(pool.submit(job(f"next{attempt}")))
         assert error is None and result is not None
         assert held not in pools.recorder.results  # cancelled: never reported, not even its death

@@ -42,6 +42,14 @@ def test_classes_run_in_priority_order_and_owners_take_turns() -> None:
     assert [each.moves for each in popped if each] == expected[:4]
 
 
+def test_an_owner_with_twenty_jobs_delays_another_owners_job_by_one() -> None:
+    scheduler = Scheduler(queue_limit=100, owner_limit=100, game_limit=100, scores_limit=100)
+    for number in range(20):
+        scheduler.add(job(f"greedy{number}", priority=ANALYSIS, owner="greedy"))
+    scheduler.add(job("polite", priority=ANALYSIS, owner="polite"))
+    assert labels(scheduler)[:3] == ["greedy0", "polite", "greedy1"]
+
+
 def test_a_requeued_job_goes_first_in_its_class() -> None:
     scheduler = Scheduler(queue_limit=100, owner_limit=100, game_limit=100, scores_limit=100)
     scheduler.add(job("a", priority=ANALYSIS, owner="one"))

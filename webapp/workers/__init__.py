@@ -3,6 +3,7 @@
 * ``jobs``       ``SearchJob``, ``Priority``, ``PoolBusy``: what is scheduled
 * ``scheduler``  the waiting room: priority classes, turns between owners, bounds
 * ``pool``       ``SearchPool``: the workers, dispatching, preempting, the relay thread
+* ``callbacks``  calling the callbacks on the relay thread, in order, never after close
 * ``slots``      a place for one worker process and its current run
 * ``restarts``   replacing dead workers with backoff; crash-loop detection
 * ``cancel``     the lock-free cancel flag shared with a worker

@@ -11,13 +11,17 @@ in its worker and put back at the front of its class, its outcome discarded.
 
 One relay thread waits on every worker's pipe and process at once: it reads
 progress and results, notices a dead worker the moment its process ends,
-replaces it after a backoff (``restarts.py``), and calls the callbacks. Every
+replaces it after a backoff (``restarts.py``), and calls the callbacks. A job
+whose worker died while running it fails (``WORKER_DIED``: its caller may
+retry); one whose worker died before taking it is run again, once. Every
 callback runs on that thread, outside the pool's lock, and never after
 ``close()`` has begun: a search cut short by shutdown is never reported, so it
 can never be committed as a move.
 
 Cancelling goes through lock-free shared memory (``cancel.py``) so that a
-worker killed at any instant cannot wedge the server.
+worker killed at any instant cannot wedge the server; a search that ignores
+its flag for ``cancel_grace`` seconds has its worker killed and replaced (not
+counted as a crash), so neither a cancel nor a preemption can be ignored.
 """
 
 from __future__ import annotations
@@ -27,12 +31,12 @@ import logging
 import socket
 import threading
 import time
-from collections import deque
 from collections.abc import Callable
 from itertools import count
 from multiprocessing import connection
 from typing import Any
 
+from webapp.workers.callbacks import Callbacks
 from webapp.workers.cancel import shared_int
 from webapp.workers.jobs import (
     DROPPED,
@@ -54,6 +58,8 @@ log = logging.getLogger(__name__)
 SHUTDOWN_SECONDS = 5.0
 #: Longest the relay sleeps without looking at the time (respawns, the end of a crash loop).
 RELAY_TICK = 1.0
+#: Messages read from one worker's pipe before the relay looks at the others.
+BATCH = 64
 #: The search function a worker runs unless told otherwise.
 DEFAULT_SEARCH = "webapp.workers.worker:run_search"
 
@@ -90,6 +96,7 @@ class SearchPool:
         restart_backoff: tuple[float, float] = (0.5, 30.0),
         crash_window: float = 60.0,
         crash_loop: int = 5,
+        cancel_grace: float = 3.0,
         on_progress: ProgressCallback = _ignore,
         on_result: ResultCallback = _ignore,
         on_queued: QueuedCallback = _ignore,
@@ -97,18 +104,17 @@ class SearchPool:
         if workers < 1:
             raise ValueError("a pool needs at least one worker")
         self.size, self.warm_up, self.search_fn, self.reserve = workers, warm_up, search_fn, reserve
+        self.cancel_grace = cancel_grace
         self.on_progress, self.on_result, self.on_queued = on_progress, on_result, on_queued
         scores = 2 * workers if scores_limit is None else scores_limit
         self._scheduler = Scheduler(queue_limit, owner_limit, game_limit, scores)
         self._crashes = CrashTracker(workers, restart_backoff, crash_window, crash_loop)
         self._lock = threading.Lock()
         self._ready = threading.Condition(self._lock)
-        self._gate = threading.RLock()  # held while callbacks run; close() takes it to end them
-        self._events: deque[tuple[str, tuple[Any, ...]]] = deque()
+        self._callbacks = Callbacks(self._lock, self._scheduler, self)
         self._ids, self._run_ids = count(1), count(1)
         self._jobs: dict[int, SearchJob] = {}  # waiting or running, not cancelled
-        self._places: dict[int, int] = {}  # job id -> the place last reported
-        self._places_seen = -1  # the scheduler's change count when places were last reported
+        self._retried: set[int] = set()  # jobs requeued because their worker died before them
         self._closing_flag = shared_int(CONTEXT)
         self._slots = [Slot(index, shared_int(CONTEXT)) for index in range(workers)]
         self._wake_in, self._wake_out = socket.socketpair()
@@ -116,7 +122,7 @@ class SearchPool:
         self._wake_out.setblocking(False)
         self._relay_started, self._relay_ident = False, -1
         self._relay_done = threading.Event()
-        self._closing = False  # set under the gate: no callback from now on
+        self._relay_thread: threading.Thread | None = None  # when we started it ourselves
         self._closed = False  # set under the lock
         self._restarts = 0
         self._loop_logged = False
@@ -131,7 +137,10 @@ class SearchPool:
             for slot in self._slots:
                 self._spawn(slot)
         if start_thread is None:
-            threading.Thread(target=self._relay_loop, name="search-relay", daemon=True).start()
+            self._relay_thread = threading.Thread(
+                target=self._relay_loop, name="search-relay", daemon=True
+            )
+            self._relay_thread.start()
         else:
             start_thread(self._relay_loop)
 
@@ -148,11 +157,7 @@ class SearchPool:
 
     def close(self) -> None:
         """Abandon every search (none is reported), stop the workers and the relay. Idempotent."""
-        gated = self._gate.acquire(timeout=SHUTDOWN_SECONDS)
-        self._closing = True
-        if gated:
-            self._gate.release()
-        else:
+        if not self._callbacks.shut(SHUTDOWN_SECONDS):
             log.warning("search pool: closing while a callback still runs")
         with self._lock:
             if self._closed:
@@ -160,12 +165,14 @@ class SearchPool:
             self._closed = True
             self._scheduler.clear()
             self._jobs.clear()
-            self._events.clear()
+            self._retried.clear()
             self._ready.notify_all()
         self._closing_flag.value = 1  # every running search stops
         self._wake()
         if self._relay_started and threading.get_ident() != self._relay_ident:
             self._relay_done.wait(SHUTDOWN_SECONDS)
+            if self._relay_thread is not None:
+                self._relay_thread.join(SHUTDOWN_SECONDS)
         stop_workers(self._slots, SHUTDOWN_SECONDS)
         self._wake_in.close()
         self._wake_out.close()
@@ -183,8 +190,8 @@ class SearchPool:
             self._jobs[job.id] = job
             shed = self._scheduler.add(job)
             if shed is not None:
-                self._jobs.pop(shed.id, None)
-                self._events.append(("result", (shed, None, DROPPED)))
+                self._forget(shed)
+                self._callbacks.put("result", shed, None, DROPPED)
             self._dispatch()
         self._wake()
         return job.id
@@ -207,15 +214,16 @@ class SearchPool:
     def cancel(self, job_id: int) -> None:
         """Forget a job: drop it from the queue or stop its search. Unknown ids are ignored."""
         with self._lock:
-            job = self._jobs.pop(job_id, None)
+            job = self._jobs.get(job_id)
             if job is None:
                 return
+            self._forget(job)
             job.cancelled = True
-            self._places.pop(job_id, None)
+            self._callbacks.forget(job_id)
             if not self._scheduler.remove(job):
                 for slot in self._slots:
                     if slot.run is not None and slot.run.job is job and not slot.run.aborting:
-                        slot.cancel.value = slot.run.id
+                        self._stop(slot)
         self._wake()
 
     def stats(self) -> dict[str, Any]:
@@ -286,9 +294,20 @@ class SearchPool:
         victim.aborting = True
         for slot in live:
             if slot.run is victim:
-                slot.cancel.value = victim.id
+                self._stop(slot)
         self._scheduler.requeue(victim.job)
         log.info("search pool: job %d preempted for an engine move", victim.job.id)
+
+    def _forget(self, job: SearchJob) -> None:
+        """The job is settled (reported or cancelled): nothing keeps it any more."""
+        self._jobs.pop(job.id, None)
+        self._retried.discard(job.id)
+
+    def _stop(self, slot: Slot) -> None:
+        """Cancel the slot's run; the relay kills the worker if it has not stopped in time."""
+        assert slot.run is not None
+        slot.cancel.value = slot.run.id
+        slot.run.stop_by = time.monotonic() + self.cancel_grace
 
     # -- the relay thread ---------------------------------------------------------------
     def _relay_loop(self) -> None:
@@ -300,6 +319,7 @@ class SearchPool:
                         return
                 except Exception:  # a bug here must not stop every later search
                     log.exception("search relay: an iteration failed")
+                    self._relay_done.wait(RELAY_TICK / 20)  # and must not spin either
         finally:
             self._relay_done.set()
 
@@ -323,21 +343,40 @@ class SearchPool:
         for slot in self._slots:
             if slot.process is not None and slot.process.sentinel in ready:
                 self._bury(slot)
+        self._kill_stubborn()
         self._respawn_due()
         self._report_crash_loop()
-        self._deliver()
+        self._callbacks.deliver()
         return True
 
     def _relay_timeout(self) -> float:
         now = time.monotonic()
         due = [slot.respawn_at - now for slot in self._slots if slot.state is State.DEAD]
+        due += [
+            slot.run.stop_by - now
+            for slot in self._slots
+            if slot.run and slot.run.stop_by and not slot.killed
+        ]
         return max(0.0, min([RELAY_TICK, *due]))
 
-    def _receive(self, slot: Slot) -> None:
-        """Handle every message waiting in the slot's pipe."""
+    def _kill_stubborn(self) -> None:
+        """Kill a worker whose cancelled search ignored the flag past ``cancel_grace``."""
+        now = time.monotonic()
+        with self._lock:
+            for slot in self._slots:
+                run, process = slot.run, slot.process
+                if run and run.stop_by and run.stop_by <= now and process and not slot.killed:
+                    log.warning("search worker %d ignored a cancel: killing it", slot.index)
+                    slot.killed = True
+                    process.kill()
+
+    def _receive(self, slot: Slot, limit: int = BATCH) -> None:
+        """Handle the messages waiting in the slot's pipe (at most ``limit``: others get a turn)."""
         conn = slot.conn
         try:
-            while conn is not None and conn.poll(0):
+            for _ in range(limit):
+                if conn is None or not conn.poll(0):
+                    return
                 self._handle(slot, conn.recv())
         except (EOFError, OSError):  # the worker is gone: its sentinel will say so
             with self._lock:
@@ -356,43 +395,57 @@ class SearchPool:
             run = slot.run
             if run is None or run.id != run_id:
                 return  # a message from a run that was already settled
+            if kind == "started":
+                run.started = True
+                return
             if kind == "progress":
                 if not run.freeing:
-                    self._events.append(("progress", (run.job, payload)))
+                    self._callbacks.put("progress", run.job, payload)
                 return
             slot.run = None
             if slot.state is State.BUSY:
                 slot.state = State.IDLE
             if not run.freeing:
-                self._jobs.pop(run.job.id, None)
+                self._forget(run.job)
                 outcome = (payload, None) if kind == "done" else (None, payload)
-                self._events.append(("result", (run.job, *outcome)))
+                self._callbacks.put("result", run.job, *outcome)
             self._dispatch()
 
     def _bury(self, slot: Slot) -> None:
         """The slot's process ended: report its job and schedule a replacement."""
-        self._receive(slot)  # whatever it said before it died
+        self._receive(slot, limit=1_000_000)  # all it said before it died
         with self._lock:
             process, conn, run = slot.process, slot.conn, slot.run
             if self._closed or process is None:
                 return
             slot.process, slot.conn, slot.run, slot.state = None, None, None, State.DEAD
-            delay = self._crashes.died(slot.index)
+            killed = slot.killed  # by us, for ignoring a cancel: no crash
+            delay = 0.0 if killed else self._crashes.died(slot.index)
             slot.respawn_at = time.monotonic() + delay
-            if run is not None and not run.freeing:
-                self._jobs.pop(run.job.id, None)
-                self._events.append(("result", (run.job, None, WORKER_DIED)))
+            self._lose(run)
             self._dispatch()  # the dead worker may have been the one a preemption needs
         process.join(SHUTDOWN_SECONDS)
-        log.error(
-            "search worker %d died (exit code %s); replacing it in %.2f s",
-            slot.index,
-            process.exitcode,
-            delay,
-        )
+        if not killed:
+            log.error(
+                "search worker %d died (exit code %s); replacing it in %.2f s",
+                slot.index,
+                process.exitcode,
+                delay,
+            )
         process.close()
         if conn is not None:
             conn.close()
+
+    def _lose(self, run: Run | None) -> None:
+        """A worker died during ``run``: retry a job it never began (once), report others."""
+        if run is None or run.freeing:
+            return
+        if not run.started and run.job.id not in self._retried:
+            self._retried.add(run.job.id)  # once: a task that kills a worker unread is not retried
+            self._scheduler.requeue(run.job)
+            return
+        self._forget(run.job)
+        self._callbacks.put("result", run.job, None, WORKER_DIED)
 
     def _respawn_due(self) -> None:
         now = time.monotonic()
@@ -425,42 +478,6 @@ class SearchPool:
         elif self._loop_logged and not looping:
             log.warning("search workers: the crash loop is over")
         self._loop_logged = looping
-
-    def _deliver(self) -> None:
-        """Call the callbacks for what happened, in order, outside the lock."""
-        with self._gate:
-            while not self._closing:
-                with self._lock:
-                    batch = list(self._events)
-                    self._events.clear()
-                    if not batch:
-                        batch = [("queued", change) for change in self._place_changes()]
-                if not batch:
-                    return
-                for kind, args in batch:
-                    job: SearchJob = args[0]
-                    if self._closing:
-                        return
-                    if job.cancelled:
-                        continue
-                    try:
-                        getattr(self, f"on_{kind}")(*args)
-                    except Exception:  # a callback's bug must not stop the relay
-                        log.exception("search pool: on_%s failed for job %d", kind, job.id)
-
-    def _place_changes(self) -> list[tuple[SearchJob, int]]:
-        """Waiting jobs whose place differs from the one last reported (the lock is held)."""
-        if self._scheduler.changes == self._places_seen:
-            return []
-        self._places_seen = self._scheduler.changes
-        order = self._scheduler.order()
-        changed = [
-            (job, place)
-            for place, job in enumerate(order, start=1)
-            if self._places.get(job.id) != place
-        ]
-        self._places = {job.id: place for place, job in enumerate(order, start=1)}
-        return changed
 
     def _wake(self) -> None:
         with contextlib.suppress(OSError):  # full (the relay wakes anyway) or closed

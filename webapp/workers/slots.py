@@ -45,6 +45,8 @@ class Run:
     id: int
     job: SearchJob
     aborting: bool = False  # preempted: its outcome is thrown away, the job waits again
+    started: bool = False  # the worker took it (a worker that dies before did it no harm)
+    stop_by: float = 0.0  # once cancelled: when the relay kills a worker that ignores it
 
     @property
     def freeing(self) -> bool:
@@ -63,6 +65,7 @@ class Slot:
     conn: Connection | None = None
     run: Run | None = None
     respawn_at: float = 0.0
+    killed: bool = False  # the pool killed this process (a cancel it ignored), not a crash
 
     def spawn(self, closing: SharedInt, search_fn: str, warm_up: bool) -> None:
         """Start a worker process here; raises OSError if the system cannot."""
@@ -81,6 +84,7 @@ class Slot:
         finally:
             worker_end.close()  # the worker has its own copy; ours would hide its death
         self.process, self.conn, self.state, self.run = process, server_end, State.STARTING, None
+        self.killed = False
 
 
 def stop_workers(slots: list[Slot], seconds: float) -> None:

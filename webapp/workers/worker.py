@@ -22,7 +22,7 @@ import signal
 from collections.abc import Callable
 from dataclasses import asdict
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import Any, Protocol
 
 from webapp.engine.search import CancelFlag, Limits, Progress
 from webapp.workers.cancel import RunCancel, SharedInt
@@ -32,8 +32,26 @@ log = logging.getLogger(__name__)
 #: Seconds a worker waits for a task before checking that its server still lives.
 PARENT_CHECK_SECONDS = 1.0
 
-#: fn(game, moves, algorithm, limits, *, move_scores, seed, progress, cancel) -> result dict
-SearchFunction = Callable[..., dict[str, Any]]
+
+class SearchFunction(Protocol):
+    """What a worker runs: search a position, report each depth, stop when ``cancel`` is set.
+
+    Returns ``SearchResult.to_dict()`` (or anything the pool's caller expects);
+    an exception is reported as the job's error.
+    """
+
+    def __call__(
+        self,
+        game: str,
+        moves: str,
+        algorithm: str,
+        limits: Limits,
+        *,
+        move_scores: bool,
+        seed: int | None,
+        progress: Callable[[Progress], None],
+        cancel: CancelFlag,
+    ) -> dict[str, Any]: ...
 
 
 def run_search(
@@ -104,6 +122,7 @@ class _ServerGone(Exception):
 
 def _run(conn: Connection, run: SearchFunction, task: tuple[Any, ...], cancel: RunCancel) -> None:
     run_id, game, moves, algorithm, limits, seed, move_scores = task
+    conn.send(("started", run_id, None))
 
     def relay(progress: Progress | dict[str, Any]) -> None:
         data = asdict(progress) if isinstance(progress, Progress) else dict(progress)
