@@ -17,9 +17,10 @@ from typing import Any
 
 from webapp import protocol
 from webapp.engine.game import IllegalMoveError
-from webapp.games import GAMES, UnknownGameError, new_game
+from webapp.games import new_game
 from webapp.services.errors import GameError
 from webapp.services.locks import Emit, GameLocks, Outbox
+from webapp.services.positions import preview
 from webapp.services.searches import RETRY_DELAYS, Searches
 from webapp.services.seats import holds_seat, new_game_id, token_hash
 from webapp.services.state import engine_to_move, game_state, result_of, to_move
@@ -38,8 +39,6 @@ log = logging.getLogger(__name__)
 
 #: Longest game id looked up (ids are 16 characters; anything longer is no game).
 MAX_ID_LENGTH = 64
-#: Longest move string a new game may start from (a full Connect Four board).
-MAX_MOVES_LENGTH = 42
 #: Unfinished games the engine resumes after a restart (the newest first); the
 #: others resume when someone opens them.
 RESUME_LIMIT = 500
@@ -116,22 +115,16 @@ class GameService:
         self, game: object, settings: object = None, moves: object = "", *, owner: str
     ) -> GameRecord:
         """A new game whose human seat belongs to the holder of the token ``owner``."""
-        if not isinstance(game, str) or game not in GAMES:
-            known = ", ".join(sorted(GAMES))
-            raise GameError(protocol.UNKNOWN_GAME, f"Unknown game {game!r} (known: {known}).", 400)
-        if moves is None:
-            moves = ""
-        if not isinstance(moves, str) or len(moves) > MAX_MOVES_LENGTH:
-            raise GameError(protocol.ILLEGAL_MOVE, "moves must be a string of move digits.")
-        try:
-            position = new_game(game, moves)
-            chosen = merge_settings({} if settings is None else settings)
-        except (UnknownGameError, IllegalMoveError) as err:
-            raise GameError(protocol.ILLEGAL_MOVE, f"Bad starting position: {err}") from None
-        except SettingsError as err:
-            raise GameError(protocol.BAD_SETTINGS, str(err)) from None
-        status, winner = result_of(position)
-        record = GameRecord(new_game_id(), game, moves, chosen, token_hash(owner), status, winner)
+        start = preview(game, settings, moves)
+        record = GameRecord(
+            new_game_id(),
+            start["game"],
+            start["moves"],
+            start["settings"],
+            token_hash(owner),
+            start["status"],
+            start["winner"],
+        )
         with self._game(record.id):
             if engine_to_move(record) and not self.searches.has_room(record):
                 raise self._busy()

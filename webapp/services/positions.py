@@ -13,9 +13,11 @@ from webapp import protocol
 from webapp.engine.game import IllegalMoveError
 from webapp.games import GAMES, UnknownGameError, new_game
 from webapp.services.errors import GameError
-from webapp.services.games import MAX_MOVES_LENGTH
 from webapp.services.state import result_of
 from webapp.settings import SettingsError, engine_side, merge_settings
+
+#: Longest move string a new game may start from (a full Connect Four board).
+MAX_MOVES_LENGTH = 42
 
 
 def preview(game: object, settings: object = None, moves: object = "") -> dict[str, Any]:

@@ -4,23 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from webapp.engine.game import Game
 from webapp.games import new_game
 from webapp.settings import engine_side
-from webapp.store import GameRecord
+from webapp.store import GameRecord, result_of
+
+__all__ = ["engine_to_move", "game_state", "game_url", "result_of", "to_move"]
 
 
 def game_url(game_id: str) -> str:
     """The game page's path (the page route is ``/g/<id>``)."""
     return f"/g/{game_id}"
-
-
-def result_of(position: Game) -> tuple[str, int | None]:
-    """``(status, winner)`` of a position: "playing", "won" (with the winner) or "drawn"."""
-    if not position.is_terminal():
-        return "playing", None
-    winner: int | None = position.winner()  # type: ignore[attr-defined]
-    return ("drawn", None) if winner is None else ("won", winner)
 
 
 def to_move(record: GameRecord) -> int:
