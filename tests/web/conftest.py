@@ -16,6 +16,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 from flask_socketio import SocketIOTestClient
 
+from tests.web.fake_searches import HOLD_ENV, Holds
+from tests.web.held_engine import HELD
 from tests.web.helpers import Listener, create, make_app
 from webapp import protocol
 from webapp.web.app import close_app, socketio
@@ -76,3 +78,31 @@ def watch(app: Flask, connect: Callable[[FlaskClient], Listener]) -> Callable[[s
         return spectator
 
     return make
+
+
+#: Fast retries and worker replacements, so a fault test does not wait on back-off.
+FAST_RECOVERY = {"ENGINE_RETRY_DELAYS": (0.05,), "SEARCH_RESTART_BACKOFF": (0.01, 0.05)}
+MakeHeld = Callable[..., tuple[Flask, Holds]]
+
+
+@pytest.fixture
+def held(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[MakeHeld]:
+    """held(**config): an app whose searches wait until the test releases them, and the
+    test's side of the hold files (``fake_searches.Holds``; searches are named
+    ``game-moves``, see ``held_engine``). Nothing then depends on how fast a search is."""
+    folder = tmp_path / "hold"
+    folder.mkdir()
+    monkeypatch.setenv(HOLD_ENV, str(folder))  # the workers inherit it
+    holds = Holds(folder)
+    made: list[Flask] = []
+
+    def make(**config: Any) -> tuple[Flask, Holds]:
+        settings = {"SEARCH_FUNCTION": HELD} | FAST_RECOVERY | config
+        app = make_app(tmp_path / "games.db", **settings)
+        made.append(app)
+        return app, holds
+
+    yield make
+    holds.release()
+    for app in made:
+        close_app(app)

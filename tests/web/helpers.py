@@ -77,6 +77,17 @@ def create(client: FlaskClient, game: str = "tictactoe", **body: Any) -> dict[st
     return state
 
 
+def seated(app: Flask, game: str = "tictactoe", **body: Any) -> tuple[dict[str, Any], Listener]:
+    """A new game made by a new browser, and that player's socket, joined."""
+    from webapp.web.app import socketio
+
+    http = app.test_client()
+    state = create(http, game, **body)
+    player = Listener(socketio.test_client(app, flask_test_client=http))
+    assert player.emit(protocol.JOIN, {"game_id": state["id"]})["seat"] == "player"
+    return state, player
+
+
 def stored(app: Flask, game_id: str) -> dict[str, Any]:
     """What the store holds for a game (to check that a refused action changed nothing)."""
     record = service_of(app).store.get(game_id)

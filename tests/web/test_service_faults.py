@@ -9,53 +9,14 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
-import pytest
-from flask import Flask
-
-from tests.web.fake_searches import HOLD_ENV, Holds
-from tests.web.held_engine import CRASHING, HELD
-from tests.web.helpers import Listener, create, make_app, wait_until
+from tests.web.conftest import MakeHeld
+from tests.web.held_engine import CRASHING
+from tests.web.helpers import Listener, seated, wait_until
 from webapp import protocol
 from webapp.store import open_store
 from webapp.web.app import close_app, service_of, socketio
-
-#: Fast retries and worker replacements, so a fault test does not wait on back-off.
-FAST_RECOVERY = {"ENGINE_RETRY_DELAYS": (0.05,), "SEARCH_RESTART_BACKOFF": (0.01, 0.05)}
-MakeApp = Callable[..., tuple[Flask, Holds]]
-
-
-@pytest.fixture
-def held(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[MakeApp]:
-    """held(**config): an app whose searches wait for the test; and the test's hold files."""
-    folder = tmp_path / "hold"
-    folder.mkdir()
-    monkeypatch.setenv(HOLD_ENV, str(folder))  # the workers inherit it
-    holds = Holds(folder)
-    made: list[Flask] = []
-
-    def make(**config: Any) -> tuple[Flask, Holds]:
-        settings = {"SEARCH_FUNCTION": HELD} | FAST_RECOVERY | config
-        app = make_app(tmp_path / "games.db", **settings)
-        made.append(app)
-        return app, holds
-
-    yield make
-    holds.release()
-    for app in made:
-        close_app(app)
-
-
-def seated(app: Flask, game: str = "tictactoe", **body: Any) -> tuple[dict[str, Any], Listener]:
-    """A new game and its player's socket, joined."""
-    http = app.test_client()
-    state = create(http, game, **body)
-    player = Listener(socketio.test_client(app, flask_test_client=http))
-    assert player.emit(protocol.JOIN, {"game_id": state["id"]})["seat"] == "player"
-    return state, player
 
 
 def never_idle_on_the_engines_turn(listener: Listener) -> None:
@@ -65,7 +26,7 @@ def never_idle_on_the_engines_turn(listener: Listener) -> None:
             assert state["engine_thinking"], state
 
 
-def test_undo_cancels_the_search_inside_its_worker_and_frees_it(held: MakeApp) -> None:
+def test_undo_cancels_the_search_inside_its_worker_and_frees_it(held: MakeHeld) -> None:
     app, holds = held(SEARCH_WORKERS=1)
     state, player = seated(app, settings={"level": "easy"})
     player.emit(protocol.MOVE, {"game_id": state["id"], "move": "5"})
@@ -80,7 +41,7 @@ def test_undo_cancels_the_search_inside_its_worker_and_frees_it(held: MakeApp) -
     assert not [e for e in player.named(protocol.ENGINE_MOVE) if e["moves"] == "5"]
 
 
-def test_a_worker_killed_mid_search_is_replaced_and_the_engine_still_moves(held: MakeApp) -> None:
+def test_a_worker_killed_mid_search_is_replaced_and_the_engine_still_moves(held: MakeHeld) -> None:
     app, holds = held(SEARCH_WORKERS=1)
     state, player = seated(app, settings={"level": "easy"})
     player.emit(protocol.MOVE, {"game_id": state["id"], "move": "5"})
@@ -96,7 +57,7 @@ def test_a_worker_killed_mid_search_is_replaced_and_the_engine_still_moves(held:
 
 
 def test_a_search_that_keeps_crashing_is_reported_and_tried_until_it_works(
-    held: MakeApp,
+    held: MakeHeld,
 ) -> None:
     app, holds = held(SEARCH_WORKERS=1, SEARCH_FUNCTION=CRASHING)
     state, player = seated(app, settings={"level": "easy"})
@@ -113,7 +74,7 @@ def test_a_search_that_keeps_crashing_is_reported_and_tried_until_it_works(
 
 
 def test_shutdown_commits_no_cut_short_search_and_a_restart_resumes_it(
-    held: MakeApp, tmp_path: Path
+    held: MakeHeld, tmp_path: Path
 ) -> None:
     app, holds = held(SEARCH_WORKERS=1)
     state, player = seated(app, "connect4", settings={"level": "perfect"})
@@ -133,7 +94,7 @@ def test_shutdown_commits_no_cut_short_search_and_a_restart_resumes_it(
     assert holds.runs("connect4-4")  # searched again, from the start
 
 
-def test_an_engine_move_overtakes_a_running_analysis(held: MakeApp) -> None:
+def test_an_engine_move_overtakes_a_running_analysis(held: MakeHeld) -> None:
     app, holds = held(SEARCH_WORKERS=1)
     state, player = seated(app, settings={"level": "easy"})
     spectator = Listener(socketio.test_client(app))

@@ -13,16 +13,15 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from tests.web.helpers import Listener, error_code, stored, wait_until
+from tests.web.conftest import MakeHeld
+from tests.web.helpers import Listener, error_code, seated, stored, wait_until
 from webapp import protocol
 from webapp.games import new_game
-from webapp.web.app import service_of
+from webapp.web.app import service_of, socketio
 
 Start = Callable[..., tuple[dict[str, Any], Listener]]
 Watch = Callable[[str], Listener]
 
-#: Settings under which the engine thinks for long (until cancelled or the time cap).
-SLOW = {"level": "perfect"}
 #: Settings under which the engine answers at once.
 FAST = {"level": "easy"}
 
@@ -145,9 +144,10 @@ def test_a_spectator_cannot_move(start: Start, watch: Watch, app: Flask) -> None
     assert refused(app, spectator, state["id"], protocol.MOVE, payload) == protocol.SPECTATOR
 
 
-def test_no_move_while_the_engine_is_to_move(start: Start, app: Flask) -> None:
-    state, player = start("connect4", settings={**SLOW, "engine_plays": "first"})
-    assert state["engine_thinking"]
+def test_no_move_while_the_engine_is_to_move(held: MakeHeld) -> None:
+    app, holds = held()
+    state, player = seated(app, "connect4", settings={"engine_plays": "first"})
+    holds.started("connect4-start")  # the engine's search is held: it stays its turn
     payload = {"game_id": state["id"], "move": "4"}
     assert refused(app, player, state["id"], protocol.MOVE, payload) == protocol.NOT_YOUR_TURN
 
@@ -178,18 +178,22 @@ def test_undo_takes_back_the_move_and_the_engines_reply(start: Start, watch: Wat
     assert back["status"] == "playing" and back["last_engine_move"] is None
 
 
-def test_undo_while_the_engine_thinks_cancels_its_search(start: Start, app: Flask) -> None:
-    state, player = start("connect4", settings=SLOW)
+def test_undo_while_the_engine_thinks_cancels_its_search(held: MakeHeld) -> None:
+    app, holds = held()
+    state, player = seated(app, "connect4")
     player.emit(protocol.MOVE, {"game_id": state["id"], "move": "4"})
     player.wait_for(protocol.STATE, lambda s: s["moves"] == "4" and s["engine_thinking"])
+    holds.started("connect4-4")
     player.emit(protocol.UNDO, {"game_id": state["id"]})
     back = player.wait_for(protocol.STATE, lambda s: s["moves"] == "")
     assert not back["engine_thinking"]
     assert not service_of(app).searches.thinking(state["id"])
+    wait_until(lambda: holds.cancelled("connect4-4"))  # stopped inside its worker
     # The player moves again at once: the old search is gone, a new one answers.
-    player.emit(protocol.SETTINGS, {"game_id": state["id"], "settings": FAST})
     player.emit(protocol.MOVE, {"game_id": state["id"], "move": "3"})
+    holds.release()
     assert player.wait_for(protocol.ENGINE_MOVE)["moves"] == "3"
+    assert not [e for e in player.named(protocol.ENGINE_MOVE) if e["moves"] == "4"]
 
 
 def test_undo_after_the_engine_won_reopens_the_game(start: Start) -> None:
@@ -248,13 +252,18 @@ def test_settings_change_is_stored_and_broadcast(start: Start, watch: Watch, app
     assert stored(app, state["id"])["settings"] == seen["settings"]
 
 
-def test_a_new_level_applies_to_the_search_under_way(start: Start) -> None:
-    state, player = start("connect4", settings=SLOW)
+def test_a_new_level_applies_to_the_search_under_way(held: MakeHeld) -> None:
+    app, holds = held()
+    state, player = seated(app, "connect4")
     player.emit(protocol.MOVE, {"game_id": state["id"], "move": "4"})
-    player.wait_for(protocol.STATE, lambda s: s["engine_thinking"])
+    holds.started("connect4-4")
     player.emit(protocol.SETTINGS, {"game_id": state["id"], "settings": FAST})
+    holds.started("connect4-4", times=2)  # searched again, at the new level
+    assert holds.cancelled("connect4-4")
+    holds.release()
     engine = player.wait_for(protocol.ENGINE_MOVE)
     assert engine["depth"] == protocol.LEVELS["easy"]["depth"]
+    assert len(player.named(protocol.ENGINE_MOVE)) == 1
 
 
 def test_settings_when_the_engine_waits_start_it(start: Start, app: Flask) -> None:
@@ -383,57 +392,41 @@ def test_no_analysis_of_a_finished_game(start: Start, app: Flask) -> None:
     assert refused(app, player, state["id"], protocol.ANALYSE, payload) == protocol.GAME_OVER
 
 
-def test_one_analysis_at_a_time_and_leaving_cancels_it(
-    start: Start, watch: Watch, app: Flask
-) -> None:
-    state, _ = start("connect4", settings=SLOW)
-    spectator = watch(state["id"])
+def test_one_analysis_at_a_time_and_leaving_cancels_it(held: MakeHeld) -> None:
+    app, holds = held()
+    state, _ = seated(app, "connect4")
+    spectator = Listener(socketio.test_client(app))
+    spectator.emit(protocol.JOIN, {"game_id": state["id"]})
     payload = {"game_id": state["id"], "algorithm": "alphabeta"}
     spectator.emit(protocol.ANALYSE, payload)
+    holds.started("connect4-start")
     assert refused(app, spectator, state["id"], protocol.ANALYSE, payload) == protocol.BUSY
     spectator.client.disconnect()
-    wait_until(lambda: not service_of(app).searches._analyses)
+    wait_until(lambda: holds.cancelled("connect4-start"))  # stopped inside its worker
 
 
 # -- a full server ------------------------------------------------------------------------------
 
 
 def test_a_full_queue_refuses_moves_and_a_waiting_search_is_told_its_place(
-    tmp_path: Any,
+    held: MakeHeld,
 ) -> None:
-    from flask_socketio import SocketIOTestClient
-
-    from tests.web.helpers import WAIT, create, make_app
-    from webapp.web.app import close_app, socketio
-
-    app = make_app(tmp_path / "busy.db", SEARCH_QUEUE_LIMIT=1)
-    clients: list[SocketIOTestClient] = []
-    try:
-        assert service_of(app).searches.pool.wait_ready(WAIT)
-
-        def seated(game: str, **body: Any) -> tuple[dict[str, Any], Listener]:
-            http = app.test_client()
-            state = create(http, game, **body)
-            sio = socketio.test_client(app, flask_test_client=http)
-            clients.append(sio)
-            listener = Listener(sio)
-            listener.emit(protocol.JOIN, {"game_id": state["id"]})
-            return state, listener
-
-        running, _ = seated("connect4", settings={**SLOW, "engine_plays": "first"})
-        waiting, waiter = seated("connect4", settings={**SLOW, "engine_plays": "first"})
-        assert running["engine_thinking"] and waiting["engine_thinking"]
-        assert waiter.wait_for(protocol.QUEUED) == {
-            "game_id": waiting["id"], "position": 1, "kind": "engine",
-        }  # fmt: skip
-        state, player = seated("tictactoe", settings=FAST)
-        payload = {"game_id": state["id"], "move": "5"}
-        assert refused(app, player, state["id"], protocol.MOVE, payload) == protocol.BUSY
-        refused_http = app.test_client().post(
-            "/api/games", json={"game": "tictactoe", "settings": {"engine_plays": "first"}}
-        )
-        assert refused_http.status_code == 503
-    finally:
-        for sio in clients:
-            sio.disconnect()
-        close_app(app)
+    app, holds = held(SEARCH_QUEUE_LIMIT=1)
+    running, _ = seated(app, "connect4", settings={"engine_plays": "first"})
+    holds.started("connect4-start")  # the one worker is busy
+    waiting, waiter = seated(app, "connect4", moves="4", settings={"engine_plays": "second"})
+    assert running["engine_thinking"] and waiting["engine_thinking"]
+    assert waiter.wait_for(protocol.QUEUED) == {
+        "game_id": waiting["id"], "position": 1, "kind": "engine",
+    }  # fmt: skip
+    state, player = seated(app, "tictactoe", settings=FAST)
+    payload = {"game_id": state["id"], "move": "5"}
+    assert refused(app, player, state["id"], protocol.MOVE, payload) == protocol.BUSY
+    refused_http = app.test_client().post(
+        "/api/games", json={"game": "tictactoe", "settings": {"engine_plays": "first"}}
+    )
+    assert refused_http.status_code == 503
+    holds.release()  # the queue moves on: both engines answer, the refused player can play
+    assert waiter.wait_for(protocol.ENGINE_MOVE)["moves"] == "4"
+    wait_until(lambda: not service_of(app).searches.thinking(running["id"]))
+    assert player.emit(protocol.MOVE, payload) == {"ok": True}
