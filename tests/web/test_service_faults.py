@@ -110,3 +110,17 @@ def test_an_engine_move_overtakes_a_running_analysis(held: MakeHeld) -> None:
     assert player.wait_for(protocol.ENGINE_MOVE)["moves"] == "5"
     assert spectator.wait_for(protocol.ANALYSIS)["moves"] == ""  # it ran again afterwards
     assert len(holds.runs("tictactoe-start")) == 2
+
+
+def test_a_rematch_refused_as_busy_leaves_the_old_game_searching(held: MakeHeld) -> None:
+    app, holds = held(SEARCH_QUEUE_LIMIT=1)
+    state, player = seated(app, "connect4")
+    player.emit(protocol.MOVE, {"game_id": state["id"], "move": "4"})
+    holds.started("connect4-4")  # the one worker
+    seated(app, "connect4", settings={"engine_plays": "first"})  # the one place in the queue
+    answer = player.emit(protocol.REMATCH, {"game_id": state["id"]})  # the engine would start
+    assert answer["code"] == protocol.BUSY
+    assert service_of(app).searches.thinking(state["id"])
+    assert not holds.cancelled("connect4-4")
+    holds.release()
+    assert player.wait_for(protocol.ENGINE_MOVE)["game_id"] == state["id"]
