@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -22,6 +23,8 @@ import pytest
 import requests
 import socketio
 
+from tests.web.fake_searches import HOLD_ENV, Holds
+from tests.web.held_engine import HELD
 from tests.web.helpers import WAIT
 from webapp import protocol
 from webapp.games import new_game
@@ -55,13 +58,13 @@ def children_of(pid: int) -> set[int]:
 class Server:
     """``python -m webapp`` on a free loopback port, on ``database``."""
 
-    def __init__(self, database: Path, log: Path) -> None:
+    def __init__(self, database: Path, log: Path, *options: str) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         command = [sys.executable, "-m", "webapp", "--port", str(self.port), "--db", str(database)]
         self.log = log.open("ab")
         self.process = subprocess.Popen(
-            command, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT
+            [*command, *options], cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT
         )
         self.log_path = log
         deadline = time.monotonic() + START_SECONDS
@@ -286,5 +289,46 @@ def test_real_server_plays_watches_and_survives_a_restart(
             assert state["moves"] == moves and state["seat"] == "spectator"
         page = requests.get(f"{restarted.url}/g/{c4['id']}", timeout=WAIT)
         assert page.status_code == 200 and c4["id"] in page.text
+    finally:
+        restarted.stop()
+
+
+def test_sigterm_mid_search_commits_nothing_and_a_restart_resumes_it(
+    tmp_path: Path, browsers: Callable[[Server], Browser], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hold = tmp_path / "hold"
+    hold.mkdir()
+    monkeypatch.setenv(HOLD_ENV, str(hold))  # the server's workers inherit it
+    holds = Holds(hold)
+    database, log = tmp_path / "games.db", tmp_path / "server.log"
+    server = Server(database, log, "--set", f"SEARCH_FUNCTION={HELD}")
+    try:
+        player = browsers(server)
+        game = player.create("connect4", settings={"level": "perfect"})
+        player.join(game["id"])
+        player.sio.call(protocol.MOVE, {"game_id": game["id"], "move": "4"}, timeout=WAIT)
+        holds.started("connect4-4")  # the engine is searching
+    finally:
+        server.stop()  # SIGTERM mid-search: the search is cut short inside its worker
+    assert server.process.returncode == 0, log.read_text(errors="replace")[-3000:]
+    assert holds.cancelled("connect4-4")
+    with sqlite3.connect(database) as db:
+        (moves,) = db.execute("SELECT moves FROM games WHERE id = ?", (game["id"],)).fetchone()
+    assert moves == "4"  # the cut-short search was not played
+
+    holds.release()
+    restarted = Server(database, log, "--set", f"SEARCH_FUNCTION={HELD}")
+    try:
+
+        def engine_moved() -> bool:
+            url = f"{restarted.url}/api/games/{game['id']}"
+            return len(requests.get(url, timeout=WAIT).json()["moves"]) == 2
+
+        deadline = time.monotonic() + WAIT
+        while not engine_moved() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert engine_moved()  # resumed after the restart
+        first, *after = holds.runs("connect4-4")  # after: the move's search, then its scores
+        assert after and first not in after  # searched again, by the new server's workers
     finally:
         restarted.stop()
