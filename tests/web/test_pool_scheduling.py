@@ -6,6 +6,7 @@ the pool's own tests hold searches with files (``fake_searches.py``).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import pytest
 from tests.web.fake_searches import Pools, job, open_pools
 from tests.web.helpers import wait_until
 from webapp.workers import DROPPED, PoolBusy, Priority
+from webapp.workers.pool import LESSER_NICE
 from webapp.workers.scheduler import Scheduler
 
 ENGINE, SCORES, ANALYSIS = Priority.ENGINE, Priority.SCORES, Priority.ANALYSIS
@@ -178,3 +180,18 @@ def test_scores_past_their_limit_drop_the_oldest_waiting(pools: Pools) -> None:
     pools.holds.release("held")
     pools.recorder.result(ids[2])
     assert pools.recorder.finished == ["s0", "held", "s1", "s2"]
+
+
+def test_lesser_work_runs_on_the_lesser_worker_at_a_lower_cpu_priority(pools: Pools) -> None:
+    pool = pools(2)  # reserve=1: worker 0 takes engine moves only, worker 1 the rest
+    pool.submit(job("a1", "hold", ANALYSIS, owner="x"))
+    analysing = pools.holds.started("a1")
+    waiting = pool.submit(job("a2", "hold", ANALYSIS, owner="y"))
+    wait_until(lambda: pools.recorder.place(waiting) == 1)  # the idle engine worker won't take it
+    engine = pool.submit(job("e", "hold"))
+    playing = pools.holds.started("e")
+    ours = os.getpriority(os.PRIO_PROCESS, 0)
+    assert os.getpriority(os.PRIO_PROCESS, playing) == ours
+    assert os.getpriority(os.PRIO_PROCESS, analysing) == min(19, ours + LESSER_NICE)
+    pools.holds.release()
+    assert pools.recorder.result(engine)[1] is None

@@ -4,10 +4,13 @@ Each worker is a process started with the "spawn" method (it inherits none of
 the server's threads or sockets) that runs one search at a time and talks to
 the server over a pipe of its own. Waiting jobs sit in the ``Scheduler``
 (priority classes, turns between owners, bounds); whenever a worker is free
-the most urgent job goes to it. At most ``workers - reserve`` workers (at
-least one) do anything but engine moves, and when an engine move waits while
-every worker does lesser work, one of those searches is preempted: cancelled
-in its worker and put back at the front of its class, its outcome discarded.
+the most urgent job goes to it. The first ``reserve`` workers take engine
+moves only (while others exist); the others take any work and run at a lower
+OS priority (``lesser_nice``), so analyses yield the CPU to play. At most
+``workers - reserve`` workers (at least one) do anything but engine moves,
+and when an engine move waits while every worker does lesser work, one of
+those searches is preempted: cancelled in its worker and put back at the
+front of its class, its outcome discarded.
 
 One relay thread waits on every worker's pipe and process at once: it reads
 progress and results, notices a dead worker the moment its process ends,
@@ -62,6 +65,8 @@ RELAY_TICK = 1.0
 BATCH = 64
 #: The search function a worker runs unless told otherwise.
 DEFAULT_SEARCH = "webapp.workers.worker:run_search"
+#: OS niceness of the workers past the reserved ones (they take analyses and scores).
+LESSER_NICE = 10
 
 
 def _ignore(*_: Any) -> None:
@@ -92,6 +97,7 @@ class SearchPool:
         owner_limit: int = 32,
         game_limit: int = 8,
         reserve: int = 1,
+        lesser_nice: int = LESSER_NICE,
         scores_limit: int | None = None,
         restart_backoff: tuple[float, float] = (0.5, 30.0),
         crash_window: float = 60.0,
@@ -104,6 +110,7 @@ class SearchPool:
         if workers < 1:
             raise ValueError("a pool needs at least one worker")
         self.size, self.warm_up, self.search_fn, self.reserve = workers, warm_up, search_fn, reserve
+        self.lesser_nice = lesser_nice
         self.cancel_grace = cancel_grace
         self.on_progress, self.on_result, self.on_queued = on_progress, on_result, on_queued
         scores = 2 * workers if scores_limit is None else scores_limit
@@ -249,15 +256,19 @@ class SearchPool:
             return
         for slot in self._slots:
             if slot.state is State.IDLE:
-                job = self._next_job()
+                job = self._next_job(slot)
                 if job is None:
-                    break
+                    continue  # a worker kept for engine moves may be passed over
                 self._start_run(slot, job)
         self._preempt()
 
-    def _next_job(self) -> SearchJob | None:
+    def _plays_only(self, slot: Slot) -> bool:
+        """A worker kept for engine moves (while there are others for the rest)."""
+        return slot.index < self.reserve < self.size
+
+    def _next_job(self, slot: Slot) -> SearchJob | None:
         job = self._scheduler.pop(Priority.ENGINE)
-        if job is not None:
+        if job is not None or self._plays_only(slot):
             return job
         lesser = sum(
             1 for slot in self._slots if slot.run and slot.run.job.priority != Priority.ENGINE
@@ -458,7 +469,8 @@ class SearchPool:
     def _spawn(self, slot: Slot) -> None:
         """Start a worker process in ``slot`` (the caller holds the lock)."""
         try:
-            slot.spawn(self._closing_flag, self.search_fn, self.warm_up)
+            nice = 0 if slot.index < self.reserve else self.lesser_nice
+            slot.spawn(self._closing_flag, self.search_fn, self.warm_up, nice)
         except OSError:  # out of processes or memory: try again later
             log.exception("search worker %d could not be started", slot.index)
             slot.state = State.DEAD

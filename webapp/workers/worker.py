@@ -15,6 +15,7 @@ This module imports nothing from Flask: the workers stay small.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import logging
 import os
@@ -94,9 +95,17 @@ def worker_main(
     closing: SharedInt,
     search_function: str,
     warm_up: bool = True,
+    nice: int = 0,
 ) -> None:
-    """A worker: warm up, say ready, then run searches until told to stop (None) or orphaned."""
+    """A worker: warm up, say ready, then run searches until told to stop (None) or orphaned.
+
+    ``nice`` > 0 lowers this process's CPU priority: the workers that take
+    analyses and scores yield the CPU to engine moves and to the server.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C is the server's to handle
+    if nice > 0:
+        with contextlib.suppress(OSError):  # a platform without nice: same priority
+            os.nice(nice)
     parent = os.getppid()
     run = load_search_function(search_function)
     if warm_up:
