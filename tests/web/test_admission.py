@@ -167,8 +167,24 @@ def test_analyses_and_next_games_have_their_own_limits(
         '2["move",' + "[" * 20_000 + "]" * 20_000 + "]",  # RecursionError in the json module
         '21["move",{"game_id": ' + '{"a":' * 10_000 + "1" + "}" * 10_000 + "}]",
         '2["move",{"game_id"',  # malformed
+        "9",  # no such packet type
+        "4{}",  # CONNECT_ERROR, which only a server sends
+        '51-["analyse",{"_placeholder":true,"num":7}]',  # binary, with an attachment to come
+        '2{"a":1}',  # an event that is not a list
+        "2",  # an event with nothing in it
+        '2[5,{"game_id":"x"}]',  # an event whose name is not text
     ],
-    ids=["deep-list", "deep-object-with-ack", "truncated"],
+    ids=[
+        "deep-list",
+        "deep-object-with-ack",
+        "truncated",
+        "type-9",
+        "connect-error",
+        "binary",
+        "event-object",
+        "event-empty",
+        "event-nameless",
+    ],
 )
 def test_an_unreadable_packet_gets_one_error_and_no_traceback(
     client: FlaskClient,
@@ -188,3 +204,13 @@ def test_an_unreadable_packet_gets_one_error_and_no_traceback(
     assert not [r for r in caplog.records if r.exc_info], "a traceback was logged"
     # The connection still works.
     assert player.emit(protocol.JOIN, {"game_id": game["id"]})["seat"] == "player"
+
+
+def test_an_unknown_event_gets_a_clear_error(
+    client: FlaskClient, connect: Callable[[FlaskClient], Listener]
+) -> None:
+    create(client)
+    player = connect(client)
+    answer = player.emit("hack", {"game_id": "x"})
+    assert answer["code"] == protocol.BAD_REQUEST and "hack" in answer["message"]
+    assert player.wait_for(protocol.ERROR)["code"] == protocol.BAD_REQUEST

@@ -8,11 +8,13 @@ real search inside ``submit`` and calls back before returning.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+from tests.web.helpers import wait_until
 from webapp import protocol
 from webapp.services import GameService
 from webapp.store import open_store
@@ -63,6 +65,29 @@ class InstantPool:
         return None
 
 
+class ManualPool(InstantPool):
+    """A pool that keeps its jobs: the test delivers their results, from any thread."""
+
+    def submit(self, job: SearchJob) -> int:
+        job.id = len(self.submitted) + 1
+        self.submitted.append(job)
+        return job.id
+
+    def finish(self, job: SearchJob) -> None:
+        """Run ``job`` and report it as the relay thread would."""
+        result = run_search(
+            job.game,
+            job.moves,
+            job.algorithm,
+            job.limits,
+            move_scores=job.move_scores,
+            seed=job.seed,
+            progress=lambda progress: None,
+            cancel=_Never(),
+        )
+        self.on_result(job, result, None)
+
+
 @pytest.fixture
 def service() -> Iterator[tuple[GameService, InstantPool, list[tuple[str, Any, str]]]]:
     pool = InstantPool()
@@ -102,3 +127,69 @@ def test_an_analysis_that_comes_before_submit_returns_reaches_its_asker(
     answers = [(payload, to) for event, payload, to in sent if event == protocol.ANALYSIS]
     assert len(answers) == 1 and answers[0][1] == "sid-1"
     games.analyse(record.id, "minimax", "sid-1", None, "addr:somewhere")  # free for the next
+
+
+@pytest.mark.parametrize("action", ["undo", "settings"])
+def test_an_engine_result_that_waits_for_the_games_lock_is_dropped_if_the_game_changed(
+    action: str,
+) -> None:
+    pool = ManualPool()
+    sent: list[tuple[str, Any, str]] = []
+    games = GameService(
+        open_store(":memory:"),
+        pool,  # type: ignore[arg-type]
+        lambda event, payload, to: sent.append((event, payload, to)),
+        seed=0,
+    )
+    try:
+        record = games.create("tictactoe", {"level": "easy"}, owner="me")
+        games.move(record.id, "5", "me")
+        (search,) = pool.submitted
+        with games.locks.hold(record.id):  # the player's action holds the game...
+            relay = threading.Thread(target=pool.finish, args=(search,))
+            relay.start()  # ...while the engine's result comes in
+            wait_until(lambda: games.locks.users(record.id) == 2)  # it waits for the lock
+            if action == "undo":
+                games.undo(record.id, "me")
+            else:
+                games.change_settings(record.id, {"level": "medium"}, "me")
+        relay.join()
+        stored = games.store.get(record.id)
+        assert stored is not None
+        assert not [event for event, *_ in sent if event == protocol.ENGINE_MOVE]
+        if action == "undo":
+            assert stored.moves == "" and not games.searches.thinking(record.id)
+        else:  # the search at the old level was moot: the new one is on its way
+            assert stored.moves == "5" and games.searches.thinking(record.id)
+            assert pool.submitted[-1].limits.depth == protocol.LEVELS["medium"]["depth"]
+    finally:
+        games.close()
+
+
+def test_a_result_that_cannot_be_applied_is_tried_again_not_left_waiting() -> None:
+    pool = ManualPool()
+    games = GameService(
+        open_store(":memory:"),
+        pool,  # type: ignore[arg-type]
+        lambda event, payload, to: sent.append((event, payload, to)),
+        seed=0,
+        retry_delays=(0.01,),
+    )
+    sent: list[tuple[str, Any, str]] = []
+    try:
+        record = games.create("tictactoe", {"level": "easy"}, owner="me")
+        games.move(record.id, "5", "me")
+        (search,) = pool.submitted
+        broken = {"best_move": "5", "score": 0, "exact": False, "pv": "5", "move_scores": None}
+        pool.on_result(search, broken, None)  # "5" is taken: applying it raises
+        assert games.searches.thinking(record.id)  # not left waiting: it will try again
+        (failed,) = [payload for event, payload, _ in sent if event == protocol.ERROR]
+        assert failed["code"] == protocol.ENGINE_FAILED
+        wait_until(lambda: len(pool.submitted) == 2)
+        again = pool.submitted[-1]
+        assert again is not search and again.moves == "5"
+        pool.finish(again)
+        stored = games.store.get(record.id)
+        assert stored is not None and len(stored.moves) == 2
+    finally:
+        games.close()

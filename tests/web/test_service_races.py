@@ -59,8 +59,13 @@ def test_moves_undos_and_settings_racing_from_two_tabs(app: Flask, client: Flask
     assert stored is not None
     new_game("tictactoe", stored.moves)  # legal, move by move
     assert any(answer == {"ok": True} for answer in answers)
+
+    def told(tab: Listener) -> bool:  # the newest state it got is the stored game
+        now = service.store.get(game["id"])  # read afresh: the scores may still be stored
+        return now is not None and latest_state(tab)["version"] == now.version
+
     for tab in tabs:  # everyone ends on the stored game, whatever order news came in
-        wait_until(lambda tab=tab: latest_state(tab)["version"] == stored.version)
+        wait_until(lambda tab=tab: told(tab))
         assert latest_state(tab)["moves"] == stored.moves
 
 

@@ -10,7 +10,10 @@ share the store can never both apply a move to one game.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -29,6 +32,7 @@ from webapp.store import (
     CorruptRecord,
     GameRecord,
     GameStore,
+    StoreError,
     StoreUnavailable,
     VersionConflict,
     now,
@@ -42,6 +46,8 @@ MAX_ID_LENGTH = 64
 #: Unfinished games the engine resumes after a restart (the newest first); the
 #: others resume when someone opens them.
 RESUME_LIMIT = 500
+#: Seconds a health check of the store stands for.
+HEALTH_CHECK_SECONDS = 2.0
 
 
 @contextmanager
@@ -81,6 +87,8 @@ class GameService:
         self.searches = Searches(store, pool, emit, self.locks, seed, retry_delays)
         self.emit = emit
         self._closed = False
+        self._health_lock = threading.Lock()
+        self._store_health, self._store_checked_at = "ok", -HEALTH_CHECK_SECONDS
 
     @contextmanager
     def _game(self, game_id: str) -> Iterator[Outbox]:
@@ -146,7 +154,8 @@ class GameService:
             settings["engine_plays"] = "second" if settings["engine_plays"] == "first" else "first"
         assert token is not None  # _seated checked it
         record = self.create(old.game, settings, owner=owner or token)
-        self.searches.stop_engine(old.id)  # its player has moved on
+        with self.locks.hold(old.id):
+            self.searches.stop_engine(old.id)  # its player has moved on
         return record
 
     # -- playing ------------------------------------------------------------------------
@@ -172,6 +181,7 @@ class GameService:
                 raise self._busy()
             record.moves += move
             self._save(record, status, winner, out)
+            self.searches.stop_scores(record.id)
             self.searches.try_start_engine(record)
             self.searches.publish(record, out)
             return record
@@ -250,12 +260,20 @@ class GameService:
                 self.searches.try_start_engine(record)
 
     def health(self) -> dict[str, Any]:
-        """``{ok, store, workers}``: what ``GET /healthz`` reports."""
-        try:
-            self.store.check()
-            store = "ok"
-        except Exception as err:  # any failure of the store is "unavailable"
-            store = f"unavailable: {type(err).__name__}"
+        """``{ok, store, workers}``: what ``GET /healthz`` reports.
+
+        The store's check (a write transaction) runs at most every
+        ``HEALTH_CHECK_SECONDS``: a probe in a loop cannot hold up the games.
+        """
+        with self._health_lock:
+            if time.monotonic() >= self._store_checked_at + HEALTH_CHECK_SECONDS:
+                try:
+                    self.store.check()
+                    self._store_health = "ok"
+                except Exception as err:  # any failure of the store is "unavailable"
+                    self._store_health = f"unavailable: {type(err).__name__}"
+                self._store_checked_at = time.monotonic()
+            store = self._store_health
         workers = self.searches.pool.stats()
         ok = store == "ok" and workers["alive"] > 0 and not workers["closed"]
         return {"ok": ok, "store": store, "workers": workers}
@@ -295,9 +313,10 @@ class GameService:
         try:
             self.store.save(record)
         except VersionConflict:
-            current = self.store.get(record.id)
-            if current is not None:
-                self.searches.publish(current, out)
+            with contextlib.suppress(StoreError):  # the conflict is the answer either way
+                current = self.store.get(record.id)
+                if current is not None:
+                    self.searches.publish(current, out)
             raise
 
     @staticmethod

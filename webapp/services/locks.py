@@ -56,6 +56,11 @@ class GameLocks:
                 else:
                     self._locks[game_id] = (lock, users - 1)
 
+    def users(self, game_id: str) -> int:
+        """How many threads hold or wait for the game's lock."""
+        with self._guard:
+            return self._locks.get(game_id, (None, 0))[1]
+
     def __len__(self) -> int:
         """How many games have a lock right now (held or waited for)."""
         with self._guard:

@@ -33,7 +33,7 @@ from webapp.services.errors import GameError
 from webapp.services.locks import Emit, GameLocks, Outbox
 from webapp.services.state import engine_to_move, game_state, result_of
 from webapp.settings import search_limits
-from webapp.store import GameRecord, GameStore, StoreError, now
+from webapp.store import GameRecord, GameStore, StoreError, VersionConflict, now
 from webapp.workers import PoolBusy, Priority, SearchJob, SearchPool
 
 log = logging.getLogger(__name__)
@@ -41,6 +41,8 @@ log = logging.getLogger(__name__)
 ENGINE, SCORES, ANALYSIS = "engine", "scores", "analysis"
 #: Failed engine searches tried again at once before the room is told.
 IMMEDIATE_RETRIES = 1
+#: Places in the queue worth telling (past them a page says only that it waits).
+QUEUED_PLACES_TOLD = 20
 #: Seconds before each later try (the last one repeats).
 RETRY_DELAYS = (2.0, 10.0, 30.0, 60.0)
 
@@ -148,6 +150,13 @@ class Searches:
         if scores is not None:
             self.pool.cancel(scores.id)
 
+    def stop_scores(self, game_id: str) -> None:
+        """The position moved on: the scores of the last engine move's options are moot."""
+        with self._guard:
+            scores = self._scores.pop(game_id, None)
+        if scores is not None:
+            self.pool.cancel(scores.id)
+
     def follow(self, record: GameRecord) -> None:
         """The game changed in a way its engine search does not care about: keep the search."""
         with self._guard:
@@ -233,8 +242,8 @@ class Searches:
     # -- the pool's callbacks (relay thread) ---------------------------------------------
     def _on_queued(self, job: SearchJob, position: int) -> None:
         kind, game_id, sid = job.tag
-        if kind == SCORES:
-            return
+        if kind == SCORES or position > QUEUED_PLACES_TOLD:
+            return  # a long queue moving by one would be hundreds of emits
         payload = {"game_id": game_id, "position": position, "kind": kind}
         self.emit(protocol.QUEUED, payload, game_id if kind == ENGINE else sid)
 
@@ -266,13 +275,26 @@ class Searches:
                     del self._scores[game_id]
             if mine and result is not None:
                 self._apply_scores(job, result)
+            elif mine and not job.dropped:
+                log.warning("scores search for %s failed: %s", game_id, error)
         elif self._current(game_id, job):
             out = Outbox()
             try:
                 with self.locks.hold(game_id):
-                    self._apply_engine_result(job, result, error, out)
+                    try:
+                        self._apply_engine_result(job, result, error, out)
+                    except Exception as err:  # a bug must not leave the game waiting for ever
+                        log.exception("engine result for %s not applied", game_id)
+                        self._fail_current(game_id, job, f"internal error: {err}", out)
             finally:
                 out.flush(self.emit)
+
+    def _fail_current(self, game_id: str, job: SearchJob | None, why: str, out: Outbox) -> None:
+        """``_failed`` for the game's task if it is still the one of ``job``."""
+        with self._guard:
+            task = self._engine.get(game_id)
+        if task is not None and task.job is job:
+            self._failed(game_id, task, why, out)
 
     def _current(self, game_id: str, job: SearchJob) -> bool:
         with self._guard:
@@ -321,6 +343,13 @@ class Searches:
         record.updated_at = now()
         try:
             self.store.save(record)  # committed (compare-and-set) before anyone hears of it
+        except VersionConflict:  # another server changed the game meanwhile: it stands
+            with self._guard:
+                self._engine.pop(game_id, None)
+            current = self.store.get(game_id)
+            if current is not None:
+                self.publish(current, out)
+            return
         except StoreError as err:
             log.error("engine move in %s not stored: %s", game_id, err)
             self._failed(game_id, task, f"the store failed: {err}", out)
@@ -364,6 +393,15 @@ class Searches:
         timer.start()
 
     def _retry(self, game_id: str, task: EngineTask) -> None:
+        try:
+            self._retry_now(game_id, task)
+        except Exception:  # a bug must not end the retries: try again later
+            log.exception("engine retry in %s failed", game_id)
+            task.job, task.failures = None, task.failures + 1
+            if not self._closing:
+                self._retry_later(game_id, task)
+
+    def _retry_now(self, game_id: str, task: EngineTask) -> None:
         if self._closing:
             return
         with self.locks.hold(game_id):

@@ -41,9 +41,11 @@ DEFAULTS: dict[str, str | None] = {
     "RATE_LIMIT_CREATE_PER_IDENTITY": "10/minute",
     "RATE_LIMIT_CREATE_PER_ADDRESS": "120/minute",
     "RATE_LIMIT_EVENTS_PER_IDENTITY": "300/minute",
-    "RATE_LIMIT_EVENTS_PER_ADDRESS": "1200/minute",
+    # A flood ceiling: a class behind one address shares it, so it is far above
+    # what one browser may send (joining a game is never counted against it).
+    "RATE_LIMIT_EVENTS_PER_ADDRESS": "6000/minute",
     "RATE_LIMIT_ANALYSE_PER_IDENTITY": "30/minute",
-    "RATE_LIMIT_ANALYSE_PER_ADDRESS": "300/minute",
+    "RATE_LIMIT_ANALYSE_PER_ADDRESS": "600/minute",
 }
 
 EXTENSION = "lookahead_admission"
@@ -96,7 +98,14 @@ def init_app(app: Flask) -> None:
     app.extensions[EXTENSION] = Admission(app.config["RATE_LIMIT_STORAGE"], limits)
 
 
-def admit(kind: str) -> None:
-    """Count one ``kind`` action of this request (HTTP or Socket.IO), or raise RateLimited."""
+def admit(kind: str, *, per_address: bool = True) -> None:
+    """Count one ``kind`` action of this request (HTTP or Socket.IO), or raise RateLimited.
+
+    ``per_address=False`` counts it against the browser's own limit only (with
+    no identity cookie, the address's): a flooding neighbour behind the same
+    address cannot stop others from opening their games.
+    """
     admission: Admission = current_app.extensions[EXTENSION]
-    admission.check(kind, identity(), request.remote_addr)
+    browser = identity()
+    address = request.remote_addr if per_address or browser is None else None
+    admission.check(kind, browser, address)

@@ -17,6 +17,8 @@ from socketio import packet
 
 #: The event an unreadable packet becomes (never sent by our pages).
 MALFORMED = "malformed_packet"
+#: The packet types a client of ours sends.
+USED = (packet.CONNECT, packet.DISCONNECT, packet.EVENT, packet.ACK)
 
 
 class SafePacket(packet.Packet):  # type: ignore[misc]  # python-socketio has no type hints
@@ -25,7 +27,23 @@ class SafePacket(packet.Packet):  # type: ignore[misc]  # python-socketio has no
     def decode(self, encoded_packet: Any) -> int:
         try:
             attachments: int = super().decode(encoded_packet)
-        except (ValueError, RecursionError, TypeError):
-            self.packet_type, self.namespace, self.data = packet.EVENT, None, [MALFORMED]
-            return 0
+        except (ValueError, RecursionError, TypeError, IndexError):
+            return self._malformed()
+        if attachments or self.packet_type not in USED or not self._well_formed():
+            # Our pages send neither binary packets nor CONNECT_ERROR, and an event
+            # is a list that starts with its name: anything else would raise further
+            # on, in python-socketio, with a traceback (or be dropped unanswered).
+            return self._malformed()
         return attachments
+
+    def _well_formed(self) -> bool:
+        if self.packet_type == packet.EVENT:
+            data = self.data
+            return isinstance(data, list) and bool(data) and isinstance(data[0], str)
+        if self.packet_type == packet.ACK:
+            return isinstance(self.data, list)
+        return True
+
+    def _malformed(self) -> int:
+        self.packet_type, self.namespace, self.data, self.id = packet.EVENT, None, [MALFORMED], None
+        return 0

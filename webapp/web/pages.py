@@ -71,9 +71,9 @@ def game(game_id: str) -> Any:
 def position_link() -> Any:
     """A position link: ``/new?game=connect4&moves=4453`` (+ engine_plays, level, ...).
 
-    Shows the position and a "Play from here" button; nothing is created.
+    Shows the position and a "Play from here" button; nothing is created, no
+    cookie is set (a link preview or a prefetcher changes nothing).
     """
-    ensure_identity()
     try:
         position = preview(
             request.args.get("game"), link_settings(request.args), request.args.get("moves", "")

@@ -44,7 +44,7 @@ def handles(event: str) -> Callable[[Handler], Handler]:
         @functools.wraps(handler)
         def checked(*args: Any) -> Any:
             try:
-                admit("event")
+                admit("event", per_address=event != protocol.JOIN)
                 if event in LIMITED_APART:
                     admit(LIMITED_APART[event])
                 if len(args) != 1 or not isinstance(args[0], dict):
@@ -151,6 +151,19 @@ def on_malformed(*_: Any) -> Payload:
 
 
 socketio.on_event(MALFORMED, on_malformed)
+
+
+@socketio.on("*")
+def on_unknown(event: object, *_: Any) -> Payload:
+    """An event no handler knows (the catch-all): one clear error to the sender."""
+    name = str(event)[:40]
+    error = GameError(protocol.BAD_REQUEST, f"There is no event {name!r}.")
+    try:
+        admit("event")
+    except GameError as refused:
+        error = refused
+    emit(protocol.ERROR, error.payload())
+    return error.payload()
 
 
 @socketio.on("disconnect")
