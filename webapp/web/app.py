@@ -1,9 +1,9 @@
 """The web application: ``create_app(config)`` builds Flask, Socket.IO, the store and the workers.
 
 Templates and static files live at the top of the repository (``templates/``,
-``static/``), found from this package's location; set ``LOOKAHEAD_ROOT``
-(config key or environment variable) to the folder that holds them when the
-package is installed elsewhere.
+``static/``); a built package (``pip install .``, a wheel) carries them inside
+as ``webapp/templates`` and ``webapp/static`` (see ``assets_root``). Set
+``LOOKAHEAD_ROOT`` (config key or environment variable) to serve others.
 """
 
 from __future__ import annotations
@@ -30,6 +30,19 @@ log = logging.getLogger(__name__)
 
 #: The checkout's root: templates/ and static/ sit next to the package.
 CHECKOUT_ROOT = Path(__file__).resolve().parents[2]
+#: Where an installed (built) package carries them: inside it, as webapp/templates, webapp/static.
+PACKAGE_ROOT = Path(__file__).resolve().parents[1]
+
+
+def assets_root(configured: str | None = None) -> Path:
+    """The folder holding templates/ and static/: the configured one (config key or the
+    LOOKAHEAD_ROOT environment variable), else the checkout's, else the installed package's."""
+    chosen = configured or os.environ.get("LOOKAHEAD_ROOT")
+    if chosen:
+        return Path(chosen)
+    if (CHECKOUT_ROOT / "templates" / "base.html").is_file():
+        return CHECKOUT_ROOT
+    return PACKAGE_ROOT
 
 #: Configuration keys and their defaults (override any in create_app's ``config``).
 DEFAULTS: dict[str, Any] = {
@@ -65,7 +78,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     Call ``close_app(app)`` to stop its workers (done at exit otherwise).
     """
     settings = {**DEFAULTS, **(config or {})}
-    root = Path(settings["LOOKAHEAD_ROOT"] or os.environ.get("LOOKAHEAD_ROOT") or CHECKOUT_ROOT)
+    root = assets_root(settings["LOOKAHEAD_ROOT"])
     app = Flask(
         __name__,
         template_folder=str(root / "templates"),
