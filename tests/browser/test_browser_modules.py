@@ -61,3 +61,20 @@ def test_rules_find_the_winning_line_and_the_legal_moves(home: Page) -> None:
     assert diagonal == [0, 4, 8]
     ghosts = call(home, "rules.js", "m.lineCells('connect4', '44', '45')")
     assert [(g["cell"], g["player"], g["n"]) for g in ghosts] == [(24, 0, 1), (39, 1, 2)]
+
+
+@pytest.mark.parametrize(
+    ("nodes", "ms", "words"),
+    [
+        (845_000, 1000, "845 k/s"),
+        (999_499, 1000, "999 k/s"),
+        (999_700, 1000, "1.0 M/s"),  # was "1000 k/s"
+        (1_000_000, 1000, "1.0 M/s"),
+        (14_730_000, 1000, "14.7 M/s"),
+        (999, 1000, "999 /s"),
+        (999_600, 1_000_000, "1 k/s"),  # 999.6 /s rounds up: not "1000 /s"
+        (10, 0, "\u2013"),  # no time: a dash
+    ],
+)
+def test_speed_words(home: Page, nodes: int, ms: int, words: str) -> None:
+    assert call(home, "format.js", f"m.rate({nodes}, {ms})") == words
