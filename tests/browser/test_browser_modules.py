@@ -78,3 +78,32 @@ def test_rules_find_the_winning_line_and_the_legal_moves(home: Page) -> None:
 )
 def test_speed_words(home: Page, nodes: int, ms: int, words: str) -> None:
     assert call(home, "format.js", f"m.rate({nodes}, {ms})") == words
+
+
+def test_recent_games_words(home: Page) -> None:
+    said = call(
+        home,
+        "recent-games.js",
+        """[
+          m.outcome({status: "won", winner: 1, human_side: 1}),
+          m.outcome({status: "won", winner: 0, human_side: 1}),
+          m.outcome({status: "drawn"}),
+          m.outcome({status: "playing"}),
+          m.ago("2030-01-01T12:00:00+00:00", Date.parse("2030-01-01T12:00:20Z")),
+          m.ago("2030-01-01T12:00:00+00:00", Date.parse("2030-01-01T12:05:00Z")),
+          m.ago("2030-01-01T12:00:00+00:00", Date.parse("2030-01-01T15:00:00Z")),
+          m.ago("2030-01-01T12:00:00+00:00", Date.parse("2030-01-02T12:00:00Z")),
+          m.ago("2030-01-01T12:00:00+00:00", Date.parse("2030-03-01T12:00:00Z")),
+        ]""",
+    )
+    assert said == [
+        "you won",
+        "you lost",
+        "draw",
+        "in progress",
+        "just now",
+        "5 min ago",
+        "3 h ago",
+        "1 day ago",
+        "2030-01-01",
+    ]
