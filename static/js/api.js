@@ -37,3 +37,8 @@ export function createGame(body) {
 export function gameAction(gameId, action) {
   return request("POST", `/api/games/${encodeURIComponent(gameId)}/${action}`);
 }
+
+/** The games this browser started, newest first: [{id, game, move_count, status, winner, human_side, updated_at, url}]. */
+export function myGames() {
+  return request("GET", "/api/my/games");
+}

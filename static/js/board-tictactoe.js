@@ -76,9 +76,7 @@ export function createTicTacToeBoard(host, { onPlay, info }) {
       drawGhost(button, ghosts.get(i));
       const score = view.scores ? view.scores[move] : null;
       drawBadge(button.querySelector(".score-badge"), score);
-      let name = `Cell ${move}, ${who === null ? "empty" : MARK_NAMES[who]}`;
-      if (score) name += `, engine score ${score.text}`;
-      button.setAttribute("aria-label", name);
+      button.setAttribute("aria-label", cellName(move, who, score, ghosts.get(i)));
       const legal = view.legal.has(move);
       button.setAttribute("aria-disabled", String(!(legal && view.interactive)));
       button.classList.toggle("is-legal", legal);
@@ -93,6 +91,20 @@ export function createTicTacToeBoard(host, { onPlay, info }) {
   }
 
   return { set, focusMove, element: root };
+}
+
+/**
+ * A cell's accessible name. It holds the cell's visible text in the order it
+ * is drawn (the number, the score's words, the line's step), so a voice user
+ * can say what they see (WCAG 2.5.3, label in name): "Cell 5 loss in 3, empty",
+ * "Cell 7, O, 2 in the expected line".
+ */
+export function cellName(move, who, score, ghost) {
+  let name = `Cell ${move}`;
+  if (score) name += ` ${score.text}${score.best ? " (best)" : ""}`;
+  name += `, ${who === null ? "empty" : MARK_NAMES[who]}`;
+  if (ghost) name += `, ${ghost.n} in the expected line`;
+  return name;
 }
 
 function drawMark(button, who, animate) {

@@ -44,13 +44,14 @@ export function count(n) {
   return Number.isFinite(n) ? grouping.format(Math.round(n)) : "–";
 }
 
-/** Nodes per second, compact: "845 k/s", "1.47 M/s". */
+/** Nodes per second, compact: "845 k/s" below a million, "1.0 M/s", "14.7 M/s" from there. */
 export function rate(nodes, ms) {
   if (!Number.isFinite(nodes) || !Number.isFinite(ms) || ms <= 0) return "–";
   const perSecond = (nodes * 1000) / ms;
-  if (perSecond >= 1e6) return `${(perSecond / 1e6).toFixed(2)} M/s`;
-  if (perSecond >= 1e3) return `${(perSecond / 1e3).toFixed(0)} k/s`;
-  return `${perSecond.toFixed(0)} /s`;
+  // Rounded first, so 999,700/s reads "1.0 M/s", never "1000 k/s".
+  if (Math.round(perSecond / 1e3) >= 1000) return `${(perSecond / 1e6).toFixed(1)} M/s`;
+  if (Math.round(perSecond) >= 1000) return `${Math.round(perSecond / 1e3)} k/s`;
+  return `${Math.round(perSecond)} /s`;
 }
 
 /** Milliseconds as "840 ms" or "2.41 s". */

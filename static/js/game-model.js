@@ -100,6 +100,41 @@ export function resultFor(model, moves) {
   return null;
 }
 
+/**
+ * Add a `thinking` row (one completed depth). A row of another position or
+ * algorithm starts a new table; a depth already there replaces its row, so
+ * the depths replayed on joining and the ones broadcast meanwhile make one
+ * table whatever their order.
+ */
+export function addDepthRow(model, row) {
+  const from = typeof row.moves === "string" ? row.moves : (model.searchFrom ?? model.state.moves);
+  const first = model.depthRows[0];
+  if (from !== model.searchFrom || (first && row.algorithm && first.algorithm && row.algorithm !== first.algorithm)) {
+    model.depthRows = [];
+  }
+  model.searchFrom = from;
+  model.depthRows = [...model.depthRows.filter((r) => r.depth !== row.depth), row].sort((a, b) => a.depth - b.depth);
+}
+
+/**
+ * The depth rows that belong with `match` (what the headline shows): those of
+ * the search under way, or of the engine search that gave `match`; none for an
+ * analysis or another position's result.
+ */
+export function depthsOf(model, match) {
+  const last = model.depthRows[model.depthRows.length - 1];
+  if (!match || !last) return [];
+  if (match.kind === "thinking") return model.depthRows;
+  const same = match.kind === "engine" && match.from === model.searchFrom && (!last.algorithm || last.algorithm === match.result.algorithm);
+  return same ? model.depthRows : [];
+}
+
+/** True when the player has a move to take back (and the server can hear the request). */
+export function canUndo(model) {
+  const s = model.state;
+  return model.connected && !s.engine_thinking && s.moves.length > s.human_side;
+}
+
 /** The latest completed depth, drawn as a provisional result while thinking. */
 export function provisional(model) {
   const row = model.depthRows[model.depthRows.length - 1];

@@ -26,7 +26,9 @@ const moveList = createMoveList($("moves"), { info, onSelect: (ply) => review(pl
 const panel = createAnalysisPanel($("analysis"), {
   info,
   algorithms: config.algorithms,
-  onToggleLine: () => update(() => (model.showLine = !model.showLine)),
+  // A click decides: the hover preview stops until the pointer leaves and comes back,
+  // so "Hide line on board" hides it at once.
+  onToggleLine: () => update(() => ((model.showLine = !model.showLine), (model.hoverLine = false))),
   onHoverLine: (on) => update(() => (model.hoverLine = on)),
   onCompare: compare,
 });
@@ -45,7 +47,9 @@ M.noteEngineMove(model);
 
 const socket = connectGame(EV, gameId, {
   connected: () => update(() => (model.connected = true), () => status.clearConnection()),
-  disconnected: () => update(() => (model.connected = false), () => status.connectionLost()),
+  // A move on its way when the line dropped is not drawn as played: the state sent on
+  // reconnecting says whether the server got it.
+  disconnected: () => update(() => ((model.connected = false), (model.pending = null)), () => status.connectionLost()),
   [EV.state]: (state) => {
     // States can cross on the way (a join's answer and a room broadcast): the newest wins.
     if (typeof state.version === "number" && state.version < (model.state.version ?? 0)) return;
@@ -53,12 +57,7 @@ const socket = connectGame(EV, gameId, {
   },
   [EV.thinking]: (row) =>
     update(() => {
-      // A new search: shallower than the last row, or of another position.
-      const last = model.depthRows[model.depthRows.length - 1];
-      const from = typeof row.moves === "string" ? row.moves : (model.searchFrom ?? model.state.moves);
-      if ((last && row.depth <= last.depth) || from !== model.searchFrom) model.depthRows = [];
-      model.searchFrom = from;
-      model.depthRows.push(row);
+      M.addDepthRow(model, row);
       model.queued = null;
     }),
   [EV.engine_move]: (result) =>
@@ -90,7 +89,12 @@ function applyState(state) {
   model.state = state;
   if (state.seat) model.seat = state.seat;
   model.pending = null;
-  if (state.engine_thinking && (!before.engine_thinking || before.moves !== state.moves)) {
+  if (state.moves.length < before.moves.length) {
+    model.depthRows = []; // taken back: the rows were another game's line
+    model.searchFrom = null;
+  }
+  // A new search; its first rows may have come before this state: keep those.
+  if (state.engine_thinking && model.searchFrom !== state.moves) {
     model.depthRows = [];
     model.searchFrom = state.moves;
   }
@@ -124,6 +128,9 @@ function play(move) {
     return status.error("You are looking at an earlier move. Press End or “Back to live” to play.");
   }
   if (s.status !== "playing") return status.error("The game is over. Start a new game or a rematch.");
+  if (!model.connected) {
+    return status.error("Not connected to the server: your move was not played. Wait for the connection to come back, then play it again.");
+  }
   if (!replay(s.game, M.liveMoves(model)).legal.has(move)) {
     return status.error(info.name === "connect4" ? `Column ${move} is full.` : `Cell ${move} is taken.`);
   }
@@ -186,6 +193,7 @@ async function copyLink() {
 
 $("undo").addEventListener("click", () => {
   status.clear();
+  if (!model.connected) return status.error("Not connected to the server: nothing was taken back. Try again once it is back.");
   socket.undo();
 });
 $("new-game").addEventListener("click", () => startAnother("new"));
@@ -194,9 +202,26 @@ $("copy-link").addEventListener("click", copyLink);
 $("settings-form").addEventListener("submit", (event) => event.preventDefault());
 $("back-to-live").addEventListener("click", () => review(Infinity));
 
+// A settings switch or option clicked with the pointer gives the keys back to the
+// game: otherwise the arrow keys would go on changing that setting.
+let pointerClick = false;
+$("settings-form").addEventListener("pointerdown", () => (pointerClick = true));
+$("settings-form").addEventListener("keydown", () => (pointerClick = false));
+$("settings-form").addEventListener("click", (event) => {
+  if (pointerClick && event.target.matches('input[type="radio"], input[type="checkbox"]')) event.target.blur();
+});
+
+/** True when a key pressed on `target` is the field's own: typing, or choosing with the arrows. */
+function keyBelongsToField(target, key) {
+  if (target.closest("select, textarea, [contenteditable]")) return true;
+  if (!target.matches("input")) return false;
+  if (target.type === "radio") return key.startsWith("Arrow"); // a radio group moves with them
+  return target.type !== "checkbox" && target.type !== "button";
+}
+
 document.addEventListener("keydown", (event) => {
   if (event.ctrlKey || event.metaKey || event.altKey) return;
-  if (event.target.closest("input, select, textarea, [contenteditable]")) return;
+  if (keyBelongsToField(event.target, event.key)) return;
   const shown = M.shownMoves(model).length;
   const reviewing = model.reviewPly !== null;
   // Up, Down, and End or Escape when live, keep their usual jobs (scrolling).
@@ -236,7 +261,7 @@ function render() {
     boardView({
       game: s.game,
       moves: shown,
-      interactive: !reviewing && M.myTurn(model),
+      interactive: !reviewing && M.myTurn(model) && model.connected, // a click meanwhile is refused in words
       review: reviewing,
       overlay: analysisOn && match ? { from: match.from, result: match.result, showLine: lineOn } : null,
     }),
@@ -257,7 +282,7 @@ function render() {
   $("review-continue").href = M.continueUrl(model, shown);
 
   const player = M.isPlayer(model);
-  $("undo").disabled = !player || s.moves.length === 0 || Boolean(s.engine_thinking);
+  $("undo").disabled = !player || !M.canUndo(model);
   $("new-game").hidden = !player;
   $("rematch").hidden = !player;
   $("spectator-bar").hidden = player;
@@ -270,7 +295,8 @@ function render() {
   panel.setHidden(!analysisOn);
   const depth = model.depthRows.length ? model.depthRows[model.depthRows.length - 1].depth + 1 : null;
   panel.renderThinking({ active: Boolean(s.engine_thinking), queued: model.queued, depth, who: "Engine" });
-  panel.renderDepths(model.depthRows, (model.searchFrom ?? s.moves).length);
+  // The depth table goes with the headline: only the search it shows (or the one under way).
+  panel.renderDepths(M.depthsOf(model, match), (model.searchFrom ?? s.moves).length);
   const shownResult = match && match.kind !== "thinking" ? match : null;
   panel.renderResult(shownResult ? shownResult.result : null, shownResult ? shownResult.from : "", {
     played: shownResult?.kind === "engine",

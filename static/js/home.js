@@ -3,6 +3,7 @@
 
 import { readConfig } from "./config.js";
 import { createGame } from "./api.js";
+import { showRecentGames } from "./recent-games.js";
 import { bindSettings } from "./settings-form.js";
 
 const config = readConfig();
@@ -26,6 +27,7 @@ function syncGame() {
 
 form.addEventListener("change", (event) => {
   if (event.target.name === "game") syncGame();
+showRecentGames(document.getElementById("recent-games"), config.games);
 });
 
 form.addEventListener("submit", async (event) => {
@@ -52,10 +54,12 @@ form.addEventListener("submit", async (event) => {
   }
 });
 
-// Coming back with the browser's Back button re-enables the form.
-window.addEventListener("pageshow", () => {
+// Coming back with the browser's Back button re-enables the form (and the list is news).
+window.addEventListener("pageshow", (event) => {
   form.querySelector('[type="submit"]').disabled = false;
   status.textContent = "";
+  if (event.persisted) showRecentGames(document.getElementById("recent-games"), config.games);
 });
 
 syncGame();
+showRecentGames(document.getElementById("recent-games"), config.games);

@@ -20,8 +20,10 @@ export function bindSettings(root, { limits, onChange = () => {} }) {
   function number(name, min, max, integer) {
     const input = field(name);
     const value = integer ? Number.parseInt(input.value, 10) : Number.parseFloat(input.value);
-    const ok = Number.isFinite(value) && value >= min && value <= max;
+    const ok = Number.isFinite(value) && value >= min && value <= max && (!integer || /^\s*\d+\s*$/.test(input.value));
     input.setAttribute("aria-invalid", String(!ok));
+    // The allowed range, always in words beside the field; stressed while the value is outside it.
+    root.querySelector(`[data-range-of="${name}"]`)?.classList.toggle("is-error", !ok);
     return ok ? value : null;
   }
 
@@ -61,6 +63,11 @@ export function bindSettings(root, { limits, onChange = () => {} }) {
     field("show_analysis").checked = Boolean(settings.show_analysis);
     syncLevel();
   }
+
+  // Say what is wrong while typing, not only once the field is left.
+  root.addEventListener("input", (event) => {
+    if (event.target.name === "depth" || event.target.name === "time") customLimits();
+  });
 
   root.addEventListener("change", (event) => {
     const name = event.target.name;

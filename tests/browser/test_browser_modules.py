@@ -61,3 +61,49 @@ def test_rules_find_the_winning_line_and_the_legal_moves(home: Page) -> None:
     assert diagonal == [0, 4, 8]
     ghosts = call(home, "rules.js", "m.lineCells('connect4', '44', '45')")
     assert [(g["cell"], g["player"], g["n"]) for g in ghosts] == [(24, 0, 1), (39, 1, 2)]
+
+
+@pytest.mark.parametrize(
+    ("nodes", "ms", "words"),
+    [
+        (845_000, 1000, "845 k/s"),
+        (999_499, 1000, "999 k/s"),
+        (999_700, 1000, "1.0 M/s"),  # was "1000 k/s"
+        (1_000_000, 1000, "1.0 M/s"),
+        (14_730_000, 1000, "14.7 M/s"),
+        (999, 1000, "999 /s"),
+        (999_600, 1_000_000, "1 k/s"),  # 999.6 /s rounds up: not "1000 /s"
+        (10, 0, "\u2013"),  # no time: a dash
+    ],
+)
+def test_speed_words(home: Page, nodes: int, ms: int, words: str) -> None:
+    assert call(home, "format.js", f"m.rate({nodes}, {ms})") == words
+
+
+def test_recent_games_words(home: Page) -> None:
+    said = call(
+        home,
+        "recent-games.js",
+        """[
+          m.outcome({status: "won", winner: 1, human_side: 1}),
+          m.outcome({status: "won", winner: 0, human_side: 1}),
+          m.outcome({status: "drawn"}),
+          m.outcome({status: "playing"}),
+          m.ago("2030-01-01T12:00:00+00:00", Date.parse("2030-01-01T12:00:20Z")),
+          m.ago("2030-01-01T12:00:00+00:00", Date.parse("2030-01-01T12:05:00Z")),
+          m.ago("2030-01-01T12:00:00+00:00", Date.parse("2030-01-01T15:00:00Z")),
+          m.ago("2030-01-01T12:00:00+00:00", Date.parse("2030-01-02T12:00:00Z")),
+          m.ago("2030-01-01T12:00:00+00:00", Date.parse("2030-03-01T12:00:00Z")),
+        ]""",
+    )
+    assert said == [
+        "you won",
+        "you lost",
+        "draw",
+        "in progress",
+        "just now",
+        "5 min ago",
+        "3 h ago",
+        "1 day ago",
+        "2030-01-01",
+    ]

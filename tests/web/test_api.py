@@ -185,3 +185,35 @@ def test_unknown_api_paths_answer_json(client: FlaskClient) -> None:
     assert response.status_code == 404
     assert response.get_json()["error"]["code"] == protocol.UNKNOWN_GAME
     assert client.get("/api/games").status_code == 405
+
+
+def test_my_games_lists_this_browsers_games_newest_first(client: FlaskClient, app: Flask) -> None:
+    first = create(client, "tictactoe")
+    second = create(client, "connect4", moves="4453")
+    won = create(client, "tictactoe", moves="14253")
+    create(app.test_client())  # another browser's game
+
+    response = client.get("/api/my/games")
+    assert response.status_code == 200
+    assert response.headers["Cache-Control"] == "no-store"
+    mine = response.get_json()
+    assert [g["id"] for g in mine] == [won["id"], second["id"], first["id"]]
+    assert mine[0] == {
+        "id": won["id"],
+        "game": "tictactoe",
+        "move_count": 5,
+        "status": "won",
+        "winner": 0,
+        "human_side": 0,
+        "updated_at": won["updated_at"],
+        "url": f"/g/{won['id']}",
+    }
+    assert (mine[1]["game"], mine[1]["move_count"], mine[1]["status"]) == ("connect4", 4, "playing")
+
+
+def test_my_games_is_empty_without_an_identity(client: FlaskClient) -> None:
+    create(client)
+    stranger = client.application.test_client()
+    response = stranger.get("/api/my/games")
+    assert response.status_code == 200 and response.get_json() == []
+    assert "Set-Cookie" not in response.headers  # reading the list hands out no identity

@@ -7,6 +7,7 @@ nothing: each bad-input test compares the stored game before and after.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -150,6 +151,49 @@ def test_no_move_while_the_engine_is_to_move(held: MakeHeld) -> None:
     holds.started("connect4-start")  # the engine's search is held: it stays its turn
     payload = {"game_id": state["id"], "move": "4"}
     assert refused(app, player, state["id"], protocol.MOVE, payload) == protocol.NOT_YOUR_TURN
+
+
+def test_a_page_that_joins_during_a_search_gets_its_depths_so_far(held: MakeHeld) -> None:
+    app, holds = held()
+    state, player = seated(app, "connect4", settings={"engine_plays": "first"})
+    holds.started("connect4-start")  # held: the search sends nothing of its own
+    searches = service_of(app).searches
+    job = searches._engine[state["id"]].job
+    assert job is not None
+    rows = [
+        {"depth": d, "score": 0.0, "exact": False, "pv": "4", "nodes": 10 * d, "elapsed_ms": d}
+        for d in (1, 2)
+    ]
+    for row in rows:  # what the pool's relay thread reports for the search
+        searches._on_progress(job, row)
+    stale = replace(job, tag=job.tag)  # another search of the game (e.g. cancelled): not kept
+    searches._on_progress(stale, {**rows[0], "depth": 9})
+    assert [r["depth"] for r in player.named(protocol.THINKING)] == [1, 2]
+
+    late = Listener(socketio.test_client(app, flask_test_client=app.test_client()))
+    assert late.emit(protocol.JOIN, {"game_id": state["id"]})["seat"] == "spectator"
+    received = [(event, payload) for event, payload in late.poll() if event != protocol.QUEUED]
+    assert [event for event, _ in received] == [
+        protocol.STATE,
+        protocol.THINKING,
+        protocol.THINKING,
+    ]
+    assert received[0][1]["engine_thinking"]
+    replayed = [payload for _, payload in received[1:]]
+    assert [r["depth"] for r in replayed] == [1, 2]
+    assert replayed[1] == {
+        **rows[1], "game_id": state["id"], "moves": "", "algorithm": job.algorithm, "nps": 10000
+    }  # fmt: skip
+    late.client.disconnect()
+
+
+def test_a_page_that_joins_between_searches_gets_no_old_depths(start: Start, watch: Watch) -> None:
+    state, player = start("tictactoe", settings=FAST)
+    player.emit(protocol.MOVE, {"game_id": state["id"], "move": "5"})
+    player.wait_for(protocol.ENGINE_MOVE)
+    assert player.named(protocol.THINKING)  # the real search sent its depths
+    late = watch(state["id"])
+    assert protocol.THINKING not in [event for event, _ in late.poll()]
 
 
 def test_no_move_in_a_finished_game(start: Start, app: Flask) -> None:

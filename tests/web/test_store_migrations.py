@@ -61,6 +61,28 @@ def make_version_1_database(path: Path) -> None:
     db.close()
 
 
+#: The schema at version 2, as SQLite keeps it after migrations 1 and 2, copied verbatim.
+VERSION_2_SCHEMA = """
+CREATE TABLE games (
+    id TEXT PRIMARY KEY,
+    game TEXT NOT NULL,
+    moves TEXT NOT NULL,
+    settings TEXT NOT NULL,
+    seat_hash TEXT NOT NULL,
+    status TEXT NOT NULL,
+    winner INTEGER,
+    last_engine_move TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    version INTEGER NOT NULL DEFAULT 1
+);
+CREATE INDEX games_by_status ON games (status, updated_at);
+CREATE INDEX games_by_update ON games (updated_at);
+PRAGMA user_version = 2;
+"""
+CURRENT_INDEXES = ["games_by_seat", "games_by_status", "games_by_update"]
+
+
 def schema_of(path: Path) -> tuple[int, list[str], list[str]]:
     """``(user_version, the games columns, the index names)`` of the file at ``path``."""
     with sqlite3.connect(path) as db:
@@ -104,14 +126,62 @@ def test_a_version_1_database_keeps_every_game_and_gains_versions(tmp_path: Path
     version, columns, indexes = schema_of(path)
     assert version == SCHEMA_VERSION
     assert columns[-1] == "version"
-    assert indexes == ["games_by_status", "games_by_update"]
+    assert indexes == CURRENT_INDEXES
+
+
+def test_a_version_2_database_keeps_every_game_and_lists_them_by_seat(tmp_path: Path) -> None:
+    path = tmp_path / "v2.db"
+    with sqlite3.connect(path) as db:
+        db.executescript(VERSION_2_SCHEMA)
+        for game_id, game, moves, _, status, winner, updated in VERSION_1_GAMES:
+            db.execute(
+                "INSERT INTO games (id, game, moves, settings, seat_hash, status, winner, "
+                "created_at, updated_at, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 4)",
+                (
+                    game_id,
+                    game,
+                    moves,
+                    json.dumps(DEFAULT_SETTINGS),
+                    "same-seat",
+                    status,
+                    winner,
+                    "2029-12-31T00:00:00+00:00",
+                    updated,
+                ),
+            )
+    db.close()
+    assert schema_of(path)[0] == 2
+
+    store = SQLiteStore(path)
+    try:
+        mine = store.games_of("same-seat", 10)
+        assert [game.id for game in mine] == ["c", "b", "a"]  # newest first
+        assert [(game.moves, game.version) for game in mine] == [("", 4), ("14253", 4), ("44", 4)]
+        assert [game.id for game in store.games_of("same-seat", 2)] == ["c", "b"]
+        assert store.games_of("someone-else", 10) == []
+    finally:
+        store.close()
+    assert schema_of(path)[0::2] == (SCHEMA_VERSION, CURRENT_INDEXES)
+
+
+def test_games_of_a_seat_use_an_index(tmp_path: Path) -> None:
+    SQLiteStore(tmp_path / "games.db").close()
+    with sqlite3.connect(tmp_path / "games.db") as db:
+        plan = db.execute(
+            "EXPLAIN QUERY PLAN SELECT * FROM games WHERE seat_hash = ? "
+            "ORDER BY updated_at DESC, rowid DESC",
+            ("x",),
+        ).fetchall()
+    db.close()
+    steps = " ".join(str(row[-1]) for row in plan)
+    assert "games_by_seat" in steps and "TEMP B-TREE" not in steps, plan  # no sort either
 
 
 def test_a_new_database_is_made_at_the_current_version(tmp_path: Path) -> None:
     SQLiteStore(tmp_path / "new.db").close()
     version, columns, indexes = schema_of(tmp_path / "new.db")
     assert version == SCHEMA_VERSION and "version" in columns
-    assert indexes == ["games_by_status", "games_by_update"]
+    assert indexes == CURRENT_INDEXES
 
 
 def test_reopening_a_current_database_migrates_nothing(

@@ -26,7 +26,7 @@ from webapp.services.locks import Emit, GameLocks, Outbox
 from webapp.services.positions import preview
 from webapp.services.searches import RETRY_DELAYS, Searches
 from webapp.services.seats import holds_seat, new_game_id, token_hash
-from webapp.services.state import engine_to_move, game_state, result_of, to_move
+from webapp.services.state import engine_to_move, game_state, game_url, result_of, to_move
 from webapp.settings import MID_GAME_KEYS, SettingsError, engine_side, merge_settings
 from webapp.store import (
     CorruptRecord,
@@ -48,6 +48,8 @@ MAX_ID_LENGTH = 64
 RESUME_LIMIT = 500
 #: Seconds a health check of the store stands for.
 HEALTH_CHECK_SECONDS = 2.0
+#: The most games "your recent games" lists.
+MY_GAMES_LIMIT = 20
 
 
 @contextmanager
@@ -117,6 +119,27 @@ class GameService:
         state = game_state(record, self.searches.thinking(record.id))
         state["seat"] = "player" if holds_seat(token, record.seat_hash) else "spectator"
         return state
+
+    def games_of(self, token: str | None, limit: int = MY_GAMES_LIMIT) -> list[dict[str, Any]]:
+        """The games the holder of ``token`` owns, most recently changed first (none without
+        a token): what the home page lists as "your recent games"."""
+        if not token:
+            return []
+        with storage_errors():
+            records = self.store.games_of(token_hash(token), max(0, min(limit, MY_GAMES_LIMIT)))
+        return [
+            {
+                "id": r.id,
+                "game": r.game,
+                "move_count": len(r.moves),
+                "status": r.status,
+                "winner": r.winner,
+                "human_side": 1 - engine_side(r.settings),
+                "updated_at": r.updated_at,
+                "url": game_url(r.id),
+            }
+            for r in records
+        ]
 
     # -- creating ---------------------------------------------------------------------
     def create(

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from webapp import protocol
@@ -56,6 +56,9 @@ class EngineTask:
     job: SearchJob | None = None  # registered before it is submitted: a result can be quick
     failures: int = 0
     timer: threading.Timer | None = None
+    # The ``thinking`` rows sent so far by ``job`` (``rows_of``), replayed to a page that joins.
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    rows_of: SearchJob | None = None
 
 
 class Searches:
@@ -97,6 +100,14 @@ class Searches:
         job = None if task is None else task.job
         place = None if job is None else self.pool.position(job.id)
         return None if place is None else {"game_id": game_id, "position": place, "kind": ENGINE}
+
+    def depths_so_far(self, game_id: str) -> list[dict[str, Any]]:
+        """The ``thinking`` rows the game's current engine search has sent, oldest first."""
+        with self._guard:
+            task = self._engine.get(game_id)
+            if task is None or task.job is None or task.rows_of is not task.job:
+                return []
+            return list(task.rows)
 
     def has_room(self, record: GameRecord) -> bool:
         """True when the pool would take this game's next engine search."""
@@ -249,12 +260,19 @@ class Searches:
 
     def _on_progress(self, job: SearchJob, progress: dict[str, Any]) -> None:
         kind, game_id, _ = job.tag
-        if kind != ENGINE or not self._current(game_id, job):
+        if kind != ENGINE:
             return
         payload = {"game_id": game_id, "moves": job.moves, "algorithm": job.algorithm}
         payload |= progress
         seconds = progress["elapsed_ms"] / 1000.0
         payload["nps"] = round(progress["nodes"] / seconds) if seconds > 0 else None
+        with self._guard:  # kept for depths_so_far: a page that joins now gets them too
+            task = self._engine.get(game_id)
+            if task is None or task.job is not job:
+                return
+            if task.rows_of is not job:
+                task.rows, task.rows_of = [], job
+            task.rows.append(payload)
         self.emit(protocol.THINKING, payload, game_id)
 
     def _on_result(self, job: SearchJob, result: dict[str, Any] | None, error: str | None) -> None:

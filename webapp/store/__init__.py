@@ -14,7 +14,7 @@ Use ``open_store("instance/lookahead.sqlite3")``. A later backend (PostgreSQL)
 adds one module with its own SQL and migration list; validation, the row
 mapping and the runner's rules are shared.
 
-Schema (version 2)
+Schema (version 3)
 ------------------
 One table, ``games``, one row per game::
 
@@ -31,7 +31,8 @@ One table, ``games``, one row per game::
     version           INTEGER NOT NULL   1 after create, +1 per committed save
 
 Indexes: ``games_by_status (status, updated_at)`` lists the unfinished games
-for resuming; ``games_by_update (updated_at)`` serves ``prune``.
+for resuming; ``games_by_update (updated_at)`` serves ``prune``;
+``games_by_seat (seat_hash, updated_at)`` lists a browser's own games.
 
 Versions, consistency, errors
 -----------------------------

@@ -15,7 +15,7 @@ from webapp import protocol
 from webapp.services import GameError, GameService
 from webapp.store import GameRecord
 from webapp.web.admission import RateLimited, admit
-from webapp.web.identity import ensure_identity, has_legacy_seat, token_for
+from webapp.web.identity import ensure_identity, has_legacy_seat, identity, token_for
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -79,6 +79,18 @@ def create_game() -> Response:
         body.get("game"), body.get("settings"), body.get("moves"), owner=token
     )
     return created(record, token)
+
+
+@bp.get("/my/games")
+def my_games() -> Response:
+    """The games this browser's identity owns, newest first (at most 20): the home page's list.
+
+    Games held through legacy per-game cookies are not listed. Never cached:
+    the list changes with every move.
+    """
+    response = jsonify(service().games_of(identity()))
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 @bp.get("/games/<game_id>")

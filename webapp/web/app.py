@@ -44,6 +44,7 @@ def assets_root(configured: str | None = None) -> Path:
         return CHECKOUT_ROOT
     return PACKAGE_ROOT
 
+
 #: Configuration keys and their defaults (override any in create_app's ``config``).
 DEFAULTS: dict[str, Any] = {
     "DATABASE": None,  # the SQLite file; None = lookahead.sqlite3 in the instance folder

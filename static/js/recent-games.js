@@ -1,0 +1,60 @@
+// "Your recent games" on the home page: the games this browser started (the
+// server knows them by its identity cookie), newest first. Hidden when there
+// are none, or when the list cannot be read (it is a convenience, not a need).
+
+import { myGames } from "./api.js";
+
+const OUTCOMES = { playing: "in progress", drawn: "draw" };
+
+/** "You won", "You lost", "draw", "in progress" for a game of the list. */
+export function outcome(game) {
+  if (game.status === "won") return game.winner === game.human_side ? "you won" : "you lost";
+  return OUTCOMES[game.status] || game.status;
+}
+
+/** "5 min ago", "3 h ago", "2 days ago", or the date, for an ISO time. */
+export function ago(iso, now = Date.now()) {
+  const then = Date.parse(iso);
+  if (!Number.isFinite(then)) return "";
+  const minutes = Math.max(0, Math.round((now - then) / 60000));
+  if (minutes < 1) return "just now";
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.round(minutes / 60);
+  if (hours < 24) return `${hours} h ago`;
+  const days = Math.round(hours / 24);
+  if (days < 14) return `${days} day${days === 1 ? "" : "s"} ago`;
+  return new Date(then).toISOString().slice(0, 10);
+}
+
+/** Fill `section` (its list is `[data-list]` or the first `ol`) with `games`. */
+export function renderRecentGames(section, games, labels) {
+  const list = section.querySelector("ol");
+  list.replaceChildren();
+  for (const game of games) {
+    const item = document.createElement("li");
+    item.className = `recent-game recent-${game.status}`;
+    const link = document.createElement("a");
+    link.className = "recent-link";
+    link.href = game.url;
+    const title = document.createElement("span");
+    title.className = "recent-title";
+    title.textContent = labels[game.game] || game.game;
+    const detail = document.createElement("span");
+    detail.className = "recent-detail";
+    const moves = `${game.move_count} move${game.move_count === 1 ? "" : "s"}`;
+    detail.textContent = `${outcome(game)} · ${moves} · ${ago(game.updated_at)}`;
+    link.append(title, detail);
+    item.append(link);
+    list.append(item);
+  }
+  section.hidden = games.length === 0;
+}
+
+/** Load and show the list; leave the section hidden on any failure. */
+export async function showRecentGames(section, labels) {
+  try {
+    renderRecentGames(section, await myGames(), labels);
+  } catch {
+    section.hidden = true;
+  }
+}

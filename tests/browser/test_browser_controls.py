@@ -1,0 +1,164 @@
+"""What a new user hit on the game page (issue 8): keys after a settings click, the line
+toggle under the pointer, the depth table beside another search's headline, Undo with
+nothing to undo, a move while disconnected, depth rows replayed on joining."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Page, expect
+
+from tests.browser.game_page import ENGINE_TIMEOUT_MS, GamePage
+from tests.browser.test_browser_modules import call
+
+#: Keeps the page's Socket.IO client reachable (window.__socket) so a test can drop it.
+KEEP_SOCKET = """
+(() => {
+  let real;
+  Object.defineProperty(window, "io", {
+    configurable: true,
+    get: () => real && ((...args) => (window.__socket = real(...args))),
+    set: (value) => { real = value; },
+  });
+})();
+"""
+
+
+def checked(page: Page, name: str) -> str | None:
+    return page.locator(f'#settings-form input[name="{name}"]:checked').get_attribute("value")
+
+
+def test_keys_play_after_a_settings_option_is_clicked(page: Page) -> None:
+    ui = GamePage(page)
+    ui.open_new("game=tictactoe&level=easy&algorithm=alphabeta&engine_plays=second")
+    ui.click("5")
+    ui.wait_for_moves(2)
+    ui.wait_for_my_turn()
+
+    page.locator("#settings-form label.segment", has_text="Minimax").click()
+    expect(ui.notice).to_contain_text("Settings saved")
+    assert checked(page, "algorithm") == "minimax"
+
+    # The arrows step through the moves; they no longer change the setting.
+    page.keyboard.press("ArrowLeft")
+    expect(page.locator("#turn")).to_have_text("Reviewing move 1 of 2")
+    assert checked(page, "algorithm") == "minimax"
+    page.keyboard.press("End")
+    expect(page.locator("#review-banner")).to_be_hidden()
+
+    # A number key plays (it used to be dropped without a word).
+    empty = next(m for m in "12346789" if "empty" in (ui.cell(m).get_attribute("aria-label") or ""))
+    page.keyboard.press(empty)
+    expect(ui.moves.nth(2)).to_have_text(empty)  # played (the engine may have replied already)
+    assert checked(page, "algorithm") == "minimax" and checked(page, "level") == "easy"
+
+
+def test_hide_line_on_board_hides_it_under_the_pointer(page: Page) -> None:
+    ui = GamePage(page)
+    ui.open_new("game=connect4&moves=4453&level=easy&engine_plays=second")
+    ui.click("3")
+    ui.wait_for_moves(6)
+    ui.wait_for_my_turn()
+    toggle = page.locator("#pv-toggle")
+    toggle.click()
+    expect(toggle).to_have_text("Hide line on board")
+    expect(ui.board.locator(".ghost").first).to_be_visible()
+    toggle.click()  # the pointer stays on the button
+    expect(toggle).to_have_text("Show line on board")
+    expect(ui.board.locator(".ghost")).to_have_count(0)
+    # Hovering still previews the line once the pointer comes back.
+    page.mouse.move(0, 0)
+    toggle.hover()
+    expect(ui.board.locator(".ghost").first).to_be_visible()
+    page.mouse.move(0, 0)
+    expect(ui.board.locator(".ghost")).to_have_count(0)
+
+
+def depth_table_matches_headline(page: Page) -> None:
+    """When the depth table shows, its deepest row is the search in the headline."""
+    depths = page.locator("#depths")
+    if depths.is_hidden():
+        return
+    last = page.locator("#depth-table tbody tr").last.locator("td").first.inner_text()
+    expect(page.locator("#stats .stat-depth dd")).to_have_text(last)
+    expect(page.locator("#stats .stat-algorithm dd")).to_have_text("Alpha-beta")
+
+
+def test_the_depth_table_belongs_to_the_search_in_the_headline(page: Page) -> None:
+    ui = GamePage(page)
+    ui.open_new("game=tictactoe&level=medium&algorithm=alphabeta&engine_plays=second")
+    ui.press("1")
+    ui.wait_for_moves(2)
+    ui.wait_for_my_turn()
+    expect(page.locator("#depths")).to_be_visible()
+    depth_table_matches_headline(page)
+
+    page.get_by_role("button", name="Analyse with Minimax").click()
+    expect(page.locator("#compare-table tbody tr")).to_have_count(2, timeout=ENGINE_TIMEOUT_MS)
+    # The headline is now the analysis of the live position: no engine depths beside it.
+    expect(page.locator("#result-headline")).to_contain_text("Best for X")
+    expect(page.locator("#depths")).to_be_hidden()
+
+    for step in ("ArrowLeft", "ArrowLeft", "ArrowRight", "End"):
+        page.keyboard.press(step)
+        depth_table_matches_headline(page)
+    page.keyboard.press("ArrowLeft")  # the position the engine searched: its table again
+    expect(page.locator("#result-headline")).to_contain_text("O played")
+    expect(page.locator("#depths")).to_be_visible()
+    depth_table_matches_headline(page)
+
+
+def test_undo_waits_for_a_move_of_mine(page: Page) -> None:
+    ui = GamePage(page)
+    ui.open_new("game=tictactoe&level=easy&engine_plays=first")
+    ui.wait_for_moves(1)
+    ui.wait_for_my_turn()
+    undo = page.get_by_role("button", name="Undo")
+    expect(undo).to_be_disabled()  # only the engine's opening move: nothing of mine
+    empty = next(
+        m for m in "123456789" if "empty" in (ui.cell(m).get_attribute("aria-label") or "")
+    )
+    ui.click(empty)
+    ui.wait_for_moves(3)
+    ui.wait_for_my_turn()
+    expect(undo).to_be_enabled()
+
+
+def test_a_move_while_disconnected_is_refused_in_words(page: Page) -> None:
+    page.add_init_script(KEEP_SOCKET)
+    ui = GamePage(page)
+    ui.open_new("game=tictactoe&level=easy&engine_plays=second")
+    ui.wait_for_my_turn()
+    page.evaluate("window.__socket.disconnect()")
+    expect(page.locator(".board.is-interactive")).to_have_count(0)
+    ui.cell("5").click(force=True)  # aria-disabled, yet a person can still click it
+    expect(ui.notice).to_contain_text("Not connected")
+    ui.page.locator("#notice").evaluate("(n) => (n.textContent = '')")
+    page.keyboard.press("5")
+    expect(ui.notice).to_contain_text("Not connected")
+    expect(ui.cell("5")).to_have_attribute("aria-label", "Cell 5, empty")
+    expect(ui.moves).to_have_count(0)
+    expect(page.get_by_role("button", name="Undo")).to_be_disabled()
+
+    page.evaluate("window.__socket.connect()")
+    ui.click("5")  # back online: the move is played
+    ui.wait_for_moves(2)
+
+
+def test_depth_rows_merge_whatever_order_they_arrive_in(page: Page) -> None:
+    page.goto("/")
+    # A page that joined mid-search gets depths 1-2 replayed after the room already sent 3.
+    depths = call(
+        page,
+        "game-model.js",
+        """(() => {
+          const model = m.createModel({moves: "4", engine_thinking: true});
+          const row = (depth, extra = {}) =>
+            ({moves: "4", algorithm: "alphabeta", depth, ...extra});
+          for (const r of [row(3), row(1), row(2), row(3, {nodes: 9})]) m.addDepthRow(model, r);
+          const merged = model.depthRows.map((r) => r.depth);
+          m.addDepthRow(model, row(1, {moves: "44"}));  // another position: a new table
+          const moved = model.depthRows.map((r) => r.depth);
+          m.addDepthRow(model, row(2, {moves: "44", algorithm: "minimax"}));  // another search
+          return {merged, moved, other: model.depthRows.map((r) => r.algorithm)};
+        })()""",
+    )
+    assert depths == {"merged": [1, 2, 3], "moved": [1], "other": ["minimax"]}
