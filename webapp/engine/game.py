@@ -82,6 +82,13 @@ class Game(Protocol):
         """Heuristic value from the side to move, within +-HEURISTIC_LIMIT."""
         ...
 
+    def forcing(self) -> bool:
+        """The side to move can win at once or must block an immediate threat.
+
+        Depth-limited searches may extend such positions by a ply at the horizon.
+        """
+        ...
+
     def key(self) -> Hashable:
         """A value that identifies the position (not its history)."""
         ...

@@ -177,12 +177,18 @@ class Connect4(Board):
         score = THREAT_WEIGHT * threats + STONE_WEIGHT * centre
         return max(-HEURISTIC_LIMIT, min(HEURISTIC_LIMIT, score))
 
+    def forcing(self) -> bool:
+        """The side to move can win at once or must block (a cell either side wins on)."""
+        mine, theirs = self.current, self.current ^ self.mask
+        threats = winning_cells(mine, self.mask) | winning_cells(theirs, self.mask)
+        return bool(threats & self.possible())
+
     def key(self) -> int:
         return self.current + self.mask
 
     @property
-    def native_search(self) -> Callable[..., Any] | None:
-        """The compiled kernel's search of this position (``webapp.games.connect4_kernel``).
+    def native_engine(self) -> Callable[..., Any] | None:
+        """The compiled kernel's primitives over this position (``webapp.games.connect4_kernel``).
 
         None when numba or the kernel cannot be loaded: ``search()`` then runs the
         pure-Python engine. The kernel is imported on first use, so importing this

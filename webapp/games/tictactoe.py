@@ -104,6 +104,15 @@ class TicTacToe(Board):
                 score -= (1, 10, 100, 100)[b.bit_count()]
         return score
 
+    def forcing(self) -> bool:
+        """The side to move can win at once or must block (a free cell completes a line)."""
+        occupied = self._occupied()
+        return any(
+            not occupied >> c & 1 and (_has_line(self._stones[0] | 1 << c)
+                                       or _has_line(self._stones[1] | 1 << c))
+            for c in range(CELLS)
+        )  # fmt: skip
+
     def key(self) -> int:
         return self._stones[0] | self._stones[1] << CELLS
 
