@@ -61,3 +61,11 @@ def test_rules_find_the_winning_line_and_the_legal_moves(home: Page) -> None:
     assert diagonal == [0, 4, 8]
     ghosts = call(home, "rules.js", "m.lineCells('connect4', '44', '45')")
     assert [(g["cell"], g["player"], g["n"]) for g in ghosts] == [(24, 0, 1), (39, 1, 2)]
+
+
+def test_the_minimax_option_says_how_deep_it_searches(home: Page) -> None:
+    label = home.locator('.settings-fields input[name="algorithm"][value="minimax"] + span')
+    home.locator('input[name="game"][value="connect4"]').check(force=True)
+    assert label.text_content() == "Minimax (depth 7)"
+    home.locator('input[name="game"][value="tictactoe"]').check(force=True)
+    assert label.text_content() == "Minimax (whole tree)"

@@ -232,8 +232,8 @@ class _Run:
 
     def iteration(self, depth: int, all_scores: bool) -> SearchResult:
         engine = self.engine
+        self.passes += 1  # a stopped pass's nodes count too
         values = engine.root_values(depth, self.algorithm, all_scores, self.previous)
-        self.passes += 1
         best = max(values.values())
         choice = self.rng.choice(sorted(m for m, v in values.items() if v == best))
         self.previous = choice

@@ -39,6 +39,9 @@ class Game(Protocol):
     name: str
     #: Number of cells on the board (the ``C`` of the score convention).
     cells: int
+    #: The deepest plain minimax (no pruning) searches here, at a few seconds of
+    #: pure Python or less: the server's cap and the CLI's default.
+    minimax_max_depth: int
 
     @property
     def moves_played(self) -> int:
@@ -82,10 +85,10 @@ class Game(Protocol):
         """Heuristic value from the side to move, within +-HEURISTIC_LIMIT."""
         ...
 
-    def forcing(self) -> bool:
-        """The side to move can win at once or must block an immediate threat.
+    def threats(self) -> tuple[list[Move], list[Move]]:
+        """The moves that win at once for the side to move, and for the opponent.
 
-        Depth-limited searches may extend such positions by a ply at the horizon.
+        Depth-limited searches may extend such forcing positions at the horizon.
         """
         ...
 

@@ -23,9 +23,12 @@ what plain minimax returns at the same depth. Its best-move table, keyed by
 the position alone, orders the next iteration.
 
 # Forcing extensions
-With ``extend``, a position at the horizon whose side to move can win at once
-or must block an immediate threat is searched one ply more, in both
-searches, so minimax and alpha-beta still agree value for value.
+With ``extend``, a position at the horizon is not evaluated while the line is
+forced: a side that can win at once scores that win; a side facing two
+immediate threats scores the loss; a side facing one plays the block and the
+line is extended by that ply. Forced lines are single lines, so the
+extension costs a few nodes, and both searches use the same leaf, so
+minimax and alpha-beta still agree value for value.
 """
 
 from __future__ import annotations
@@ -132,9 +135,29 @@ class PythonEngine:
         if self.nodes % CHECK_EVERY == 0:
             self.budget.check(self.nodes)
 
-    def _horizon(self, depth: int) -> bool:
-        """Whether to evaluate here rather than search (a forcing position extends)."""
-        return depth <= 0 and not (self.extend and self.game.forcing())
+    def leaf(self) -> int:
+        """The value at the horizon: the evaluation, past any forced line (``extend``)."""
+        game = self.game
+        if game.is_terminal():
+            return to_internal(game.terminal_score())
+        if not self.extend:
+            return game.evaluate()
+        wins, blocks = game.threats()
+        if not wins and len(blocks) != 1:
+            if not blocks:
+                return game.evaluate()
+            game.play(blocks[0])  # two threats: whichever is blocked, the other wins
+            game.play(blocks[1])
+            value = to_internal(game.terminal_score())
+            game.undo()
+            game.undo()
+            return value
+        self._count()
+        game.play(wins[0] if wins else blocks[0])
+        try:
+            return -self.leaf()
+        finally:
+            game.undo()
 
     def minimax(self, depth: int) -> tuple[int, list[Move]]:
         """Plain negamax: full width, no pruning, no table. Returns (value, line)."""
@@ -142,13 +165,13 @@ class PythonEngine:
         game = self.game
         if game.is_terminal():
             return to_internal(game.terminal_score()), []
-        if self._horizon(depth):
-            return game.evaluate(), []
+        if depth == 0:
+            return self.leaf(), []
         best, best_line = -INFINITY, []
         for move in game.legal_moves():
             game.play(move)
             try:
-                value, line = self.minimax(max(depth, 1) - 1)
+                value, line = self.minimax(depth - 1)
             finally:
                 game.undo()
             if -value > best:
@@ -161,9 +184,8 @@ class PythonEngine:
         game = self.game
         if game.is_terminal():
             return to_internal(game.terminal_score())
-        if self._horizon(depth):
-            return game.evaluate()
-        depth = max(depth, 1)
+        if depth == 0:
+            return self.leaf()
         key = game.key()
         entry = self.table.get(key, depth)
         table_move = self.table.best_move(key)

@@ -94,6 +94,9 @@ class Connect4(Board):
 
     name = "connect4"
     cells = CELLS
+    #: 960,793 nodes at depth 7 from the empty board: ~15 ms in the kernel,
+    #: ~6 s in pure Python; depth 8 is 7 times more.
+    minimax_max_depth = 7
     move_names = "column"
 
     __slots__ = ("_stack", "current", "mask")
@@ -177,11 +180,15 @@ class Connect4(Board):
         score = THREAT_WEIGHT * threats + STONE_WEIGHT * centre
         return max(-HEURISTIC_LIMIT, min(HEURISTIC_LIMIT, score))
 
-    def forcing(self) -> bool:
-        """The side to move can win at once or must block (a cell either side wins on)."""
-        mine, theirs = self.current, self.current ^ self.mask
-        threats = winning_cells(mine, self.mask) | winning_cells(theirs, self.mask)
-        return bool(threats & self.possible())
+    def threats(self) -> tuple[list[Move], list[Move]]:
+        """The columns where the side to move wins now, and where the opponent would."""
+        possible = self.possible()
+        wins = winning_cells(self.current, self.mask) & possible
+        blocks = winning_cells(self.current ^ self.mask, self.mask) & possible
+        return (
+            [c for c in range(WIDTH) if wins & COLUMN_MASKS[c]],
+            [c for c in range(WIDTH) if blocks & COLUMN_MASKS[c]],
+        )
 
     def key(self) -> int:
         return self.current + self.mask

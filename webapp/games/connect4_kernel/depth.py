@@ -3,11 +3,10 @@
 Values are on the engine's internal scale (``webapp.engine.scores``): exact
 wins and losses beyond ``WIN_BASE``, heuristic values within it, and both
 functions return exactly what ``webapp.engine.python_engine`` returns at the
-same depth: depth 0 evaluates unless the game is over (or, with the control's
-``EXTEND``, unless the side to move can win at once or must block: then one
-more ply is searched), and a finished game scores ``to_internal`` of the
-convention's loss (``webapp.engine.scores``). Both may return early with a
-meaningless 0 when the stop flag is raised; callers check the flag.
+same depth: depth 0 evaluates unless the game is over (with the control's
+``EXTEND``, past any forced line, as ``leaf`` explains), and a finished game
+scores ``to_internal`` of the convention's loss (``webapp.engine.scores``).
+Both may return early with a meaningless 0 when the stop flag is raised; callers check the flag.
 
 ``alphabeta(..., depth, alpha, beta)`` is fail-soft with the contract of
 ``webapp.engine.python_engine``, and its table entries are tagged with the
@@ -29,6 +28,7 @@ from webapp.games.connect4_kernel import table as tt
 from webapp.games.connect4_kernel.position import (
     CENTRE_ORDER,
     U0,
+    U1,
     column_mask,
     evaluate,
     has_line,
@@ -52,15 +52,29 @@ def lost_score(moves: int) -> int:
     return _to_internal(-_win_score(CELLS, (moves + 1) // 2))
 
 
-@njit(cache=True, inline="always")
-def horizon(current: np.uint64, mask: np.uint64, depth: int, ctl: np.ndarray) -> bool:
-    """Whether to evaluate here: depth 0, unless extending a win-now or forced block."""
-    if depth > 0:
-        return False
+@njit(cache=True)
+def leaf(current: np.uint64, mask: np.uint64, moves: int, ctl: np.ndarray) -> int:
+    """The value at the horizon: the evaluation, past any forced line (``EXTEND``).
+
+    A side that can win at once scores the win, one facing two threats the
+    loss; one facing a single threat blocks it and the line goes on.
+    """
     if not ctl[c.EXTEND]:
-        return True
-    threats = winning_cells(current, mask) | winning_cells(current ^ mask, mask)
-    return not threats & possible(mask)
+        return evaluate(current, mask)
+    sign = 1
+    while True:
+        if moves == CELLS:
+            return 0
+        playable = possible(mask)
+        if winning_cells(current, mask) & playable:
+            return -sign * lost_score(moves + 1)
+        threats = winning_cells(current ^ mask, mask) & playable
+        if not threats:
+            return sign * evaluate(current, mask)
+        if threats & (threats - U1):
+            return sign * lost_score(moves + 2)
+        ctl[c.NODES] += 1
+        current, mask, moves, sign = current ^ mask, mask | threats, moves + 1, -sign
 
 
 @njit(cache=True, inline="always")
@@ -80,9 +94,8 @@ def minimax(current: np.uint64, mask: np.uint64, moves: int, depth: int, ctl: np
         return lost_score(moves)
     if moves == CELLS:
         return 0
-    if horizon(current, mask, depth, ctl):
-        return evaluate(current, mask)
-    depth = max(depth, 1)
+    if depth == 0:
+        return leaf(current, mask, moves, ctl)
     best = -INFINITY
     playable = possible(mask)
     for col in range(WIDTH):
@@ -146,9 +159,8 @@ def alphabeta(
         return lost_score(moves)
     if moves == CELLS:
         return 0
-    if horizon(current, mask, depth, ctl):
-        return evaluate(current, mask)
-    depth = max(depth, 1)
+    if depth == 0:
+        return leaf(current, mask, moves, ctl)
     if winning_cells(current, mask) & possible(mask):
         return -lost_score(moves + 1)  # winning now is the fastest win: minimax's value
     tag = tt.tagged(current + mask, depth)
