@@ -85,12 +85,15 @@ def describe(result: SearchResult) -> str:
         ]
         lines.append(f"moves       {' '.join(cells)}   (~ = heuristic)")
     lines += [
-        f"nodes       {result.nodes}",
+        f"nodes       {result.nodes}"
+        + (" (every iteration counted)" if result.iterations_counted else ""),
         f"depth       {result.depth}",
         f"time        {result.time_ms:.1f} ms",
         f"algorithm   {result.algorithm}",
     ]
-    if result.stopped:
+    if result.stopped == "depth":
+        lines.append("stopped     depth (plain minimax's cap for this game)")
+    elif result.stopped:
         lines.append(f"stopped     {result.stopped} (best completed depth shown)")
     return "\n".join(lines)
 

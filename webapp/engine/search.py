@@ -81,12 +81,13 @@ def search(
     limits = limits or Limits()
     if limits.depth is not None and limits.depth < 1:
         raise ValueError("depth must be at least 1")
+    # The kernel is imported (numba and all) before the clock starts, as before any search.
+    opener = cast(NativeEngine | None, getattr(game, "native_engine", None)) if native else None
     budget = Budget(limits, cancel)
     if game.is_terminal():
         score = game.terminal_score()
         return SearchResult(None, score, True, "", 1, 0, budget.elapsed_ms(), algorithm)
     rng = _unseeded if seed is None else random.Random(seed)
-    opener = cast(NativeEngine | None, getattr(game, "native_engine", None)) if native else None
     if opener is not None:
         with opener(budget, limits.extend) as engine:
             return drive(engine, algorithm, limits, budget, rng, move_scores, progress)

@@ -247,8 +247,9 @@ class KernelEngine:
                 self.current, self.mask, self.moves, pick, s.line, s.table, s.ctl, s.book,
                 s.scratch,
             )  # fmt: skip
+        stopped = self._stopped()  # a stop in the line cuts it short but keeps the score
         if score == solver.STOPPED:
-            self._stopped()
+            assert stopped
             raise Stop
         self.from_book = from_book
         optimal = [col for col in range(WIDTH) if columns >> col & 1]
