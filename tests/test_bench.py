@@ -41,7 +41,8 @@ def test_kernel_benchmark_prints_every_section(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "webapp.bench", str(tmp_path), "--lines", "20",
          "--python-lines", "1", "--max-depth", "4", "--samples", "1", "--python-samples", "1",
-         "--min-stones", "34", "--cap", "5", "--games", "1", "--opponents", "random"],
+         "--min-stones", "34", "--cap", "5", "--games", "1", "--opponents", "random",
+         "--openings", "1"],
         capture_output=True, text=True, timeout=900, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -60,6 +61,9 @@ def test_kernel_benchmark_prints_every_section(tmp_path: Path) -> None:
     assert [b[1] for b in bands] == ["6", "6"]  # kernel, then python: a position per count
     games = [line.split() for line in done.stdout.splitlines() if line.startswith("random")]
     assert games and games[0][1:3] == ["2", "2-0-0"] and games[0][-2] == "yes"
+    variable = [line.split() for line in done.stdout.splitlines() if line.startswith(" ")]
+    assert [v[:2] for v in variable if v[0].isdigit()] == [["20000", "2"], ["100000", "2"],
+                                                          ["500000", "2"]]  # fmt: skip
 
 
 def test_benchmark_rejects_a_missing_folder() -> None:

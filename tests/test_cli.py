@@ -48,7 +48,7 @@ def test_analyze_prints_a_readable_report() -> None:
 def test_analyze_connect4_minimax_uses_its_default_depth() -> None:
     done = run("analyze", "connect4", "4453443", "--algorithm", "minimax", "--json")
     data = json.loads(done.stdout)
-    assert data["depth"] == 6 and data["algorithm"] == "minimax"
+    assert data["depth"] == 7 and data["algorithm"] == "minimax"
 
 
 def test_analyze_alphabeta_without_limits_is_exact() -> None:

@@ -35,7 +35,7 @@ def assert_legal_line(game: Connect4, pv: str) -> None:
 
 def test_connect4_uses_the_kernel() -> None:
     game = Connect4()
-    assert game.native_search is not None
+    assert game.native_engine is not None
     result = search(new_game("connect4", "4453"), "alphabeta", Limits(depth=2))
     assert result.extra.get("engine") == "numba"
     slow = search(new_game("connect4", "4453"), "alphabeta", Limits(depth=2), native=False)
@@ -47,7 +47,7 @@ def test_missing_kernel_falls_back_to_pure_python(monkeypatch: pytest.MonkeyPatc
 
     monkeypatch.setattr(kernel, "load_native", lambda: None)
     game = new_game("connect4", "4453")
-    assert game.native_search is None  # type: ignore[attr-defined]
+    assert game.native_engine is None  # type: ignore[attr-defined]
     result = search(game, "alphabeta", Limits(depth=2))
     assert result.extra.get("engine") is None and result.best_move is not None
 

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from webapp.engine.scores import max_exact_score
+from webapp.games import GAMES
+
 # -- Socket.IO events, client to server --------------------------------------
 JOIN = "join"  # {game_id}
 MOVE = "move"  # {game_id, move}
@@ -69,8 +72,20 @@ LEVELS: dict[str, dict[str, Any]] = {
 MAX_DEPTH = 42
 MIN_TIME, MAX_TIME = 0.05, 10.0
 #: Plain minimax has no pruning: the server caps its depth per game so that a
-#: search ends in seconds, not hours.
-MINIMAX_MAX_DEPTH = {"tictactoe": 9, "connect4": 7}
+#: search ends in seconds, not hours (each game's ``minimax_max_depth``).
+MINIMAX_MAX_DEPTH = {name: factory().minimax_max_depth for name, factory in GAMES.items()}
+#: The depth plain minimax reaches at every level without a depth of its own
+#: (None: the end of the game, the whole tree), shown beside the algorithm.
+MINIMAX_DEPTH = {
+    name: None if depth >= factory().cells else depth
+    for (name, factory), depth in zip(GAMES.items(), MINIMAX_MAX_DEPTH.values(), strict=True)
+}
+#: The score convention (``webapp.engine.scores``) per game: a win with the
+#: winner's k-th stone scores ``max_exact_score - k``.
+SCORES = {
+    name: {"cells": factory().cells, "max_exact_score": max_exact_score(factory().cells)}
+    for name, factory in GAMES.items()
+}
 
 DEFAULT_SETTINGS: dict[str, Any] = {
     "algorithm": "alphabeta",
@@ -91,4 +106,6 @@ def client_config() -> dict[str, Any]:
         "algorithms": ALGORITHM_LABELS,
         "limits": {"max_depth": MAX_DEPTH, "min_time": MIN_TIME, "max_time": MAX_TIME},
         "defaults": DEFAULT_SETTINGS,
+        "scores": SCORES,
+        "minimax_depth": MINIMAX_DEPTH,
     }

@@ -104,7 +104,9 @@ def search_limits(settings: Mapping[str, Any], game: str, algorithm: str | None 
     else:
         depth, seconds = LEVELS[settings["level"]]["depth"], LEVELS[settings["level"]]["time"]
     seconds = MAX_TIME if seconds is None else min(float(seconds), MAX_TIME)
+    capped = False
     if algorithm == "minimax":
         cap = MINIMAX_MAX_DEPTH.get(game, MAX_DEPTH)
+        capped = depth is None or depth > cap
         depth = cap if depth is None else min(depth, cap)
-    return Limits(depth=depth, time=seconds)
+    return Limits(depth=depth, time=seconds, capped=capped)

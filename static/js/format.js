@@ -1,8 +1,9 @@
 // Words and numbers for people: scores, node counts, rates, times.
 //
 // Scores come from the side to move at the searched position. Exact scores
-// are integers: a win with the winner's k-th stone scores winBase - k
-// (Connect Four 22 - k, tic-tac-toe 6 - k), a draw 0, a loss the negation.
+// are integers: a win with the winner's k-th stone scores winBase - k, where
+// winBase is the server's max_exact_score (rules.js gameInfo reads it from
+// the page's config), a draw 0, a loss the negation.
 // Heuristic scores are numbers strictly between -1 and 1.
 
 /**

@@ -7,6 +7,13 @@
 // cells "1"-"9" row by row from the top left, Connect Four columns "1"-"7"
 // from the left. Cells are indexed row by row from the top left (0-based).
 
+import { readJSON } from "./config.js";
+
+// The exact-score convention comes from the server (webapp/engine/scores.py
+// through protocol.client_config()): a win with the winner's k-th stone
+// scores max_exact_score - k.
+const SCORES = readJSON("config")?.scores ?? {};
+
 const CONNECT4 = {
   name: "connect4",
   label: "Connect Four",
@@ -33,9 +40,9 @@ export function gameInfo(name) {
   const info = GAMES[name];
   if (!info) throw new Error(`unknown game ${name}`);
   const cells = info.columns * info.rows;
-  // The exact-score convention: a win with the winner's k-th stone scores
-  // ceil(cells / 2) + 1 - k (Connect Four 22 - k, tic-tac-toe 6 - k).
-  return { ...info, cells, winBase: Math.ceil(cells / 2) + 1, moveKeys: info.name === "connect4" ? 7 : 9 };
+  const winBase = SCORES[name]?.max_exact_score;
+  if (winBase === undefined) throw new Error(`the page's config has no score convention for ${name}`);
+  return { ...info, cells, winBase, moveKeys: info.name === "connect4" ? 7 : 9 };
 }
 
 /** The cell a move lands on in `cells` (null if illegal). */

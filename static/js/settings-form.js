@@ -1,6 +1,27 @@
 // The engine settings fields (rendered by the `settings_fields` macro), used
 // by the home page to start a game and by the game page to change it.
 
+import { readJSON } from "./config.js";
+
+/** The game the fields are for: the home page's chosen card, or the game page's game. */
+function currentGame() {
+  return document.querySelector('[name="game"]:checked')?.value ?? readJSON("initial-state")?.game;
+}
+
+/**
+ * Say beside "Minimax" how deep it will search without a depth of its own
+ * (protocol.client_config().minimax_depth: a depth, or null for the whole tree).
+ */
+function labelMinimax(root) {
+  const span = root.querySelector('[name="algorithm"][value="minimax"]')?.closest("label")?.querySelector("span");
+  const depths = readJSON("config")?.minimax_depth ?? {};
+  const game = currentGame();
+  if (!span || !game || !(game in depths)) return;
+  span.dataset.base ??= span.textContent;
+  const depth = depths[game];
+  span.textContent = `${span.dataset.base} (${depth === null ? "whole tree" : `depth ${depth}`})`;
+}
+
 /**
  * Wire the settings fields inside `root`. `onChange(partial)` is called with
  * the settings a person just changed (custom depth/time only when valid).
@@ -86,6 +107,10 @@ export function bindSettings(root, { limits, onChange = () => {} }) {
     }
   });
   syncLevel();
+  labelMinimax(root);
+  document.addEventListener("change", (event) => {
+    if (event.target.name === "game") labelMinimax(root);
+  });
 
   return { values, show };
 }

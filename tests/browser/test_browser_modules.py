@@ -107,3 +107,11 @@ def test_recent_games_words(home: Page) -> None:
         "1 day ago",
         "2030-01-01",
     ]
+
+
+def test_the_minimax_option_says_how_deep_it_searches(home: Page) -> None:
+    label = home.locator('.settings-fields input[name="algorithm"][value="minimax"] + span')
+    home.locator('input[name="game"][value="connect4"]').check(force=True)
+    assert label.text_content() == "Minimax (depth 7)"
+    home.locator('input[name="game"][value="tictactoe"]').check(force=True)
+    assert label.text_content() == "Minimax (whole tree)"

@@ -17,6 +17,8 @@ Sections (``--sections``, all by default):
                  and max per band, for the optimal move and for every column's score.
 * ``games``      the "perfect" level from the first move as either colour: time per
                  move, and whether every move kept the result.
+* ``variable``   forced-line extensions against a fixed horizon at equal node budgets
+                 (``--openings`` openings, both colours): the extending side's results.
 
 No figure is asserted anywhere: this command prints what it measured.
 """
@@ -33,6 +35,7 @@ from webapp.bench import bands, games, startup
 from webapp.bench.algorithms import compare
 from webapp.bench.positions import solve_file
 from webapp.bench.stats import percentile, seconds, set_book
+from webapp.bench.variable_depth import print_variable_depth
 
 FILE_ORDER = ("Test_L3_R1", "Test_L2_R1", "Test_L2_R2", "Test_L1_R1")
 #: Pascal Pons' C++ solver (no book, clean table per position), mean microseconds per
@@ -41,7 +44,7 @@ CPP_REFERENCE_US = {"Test_L3_R1": 11.0, "Test_L2_R1": 80.0, "Test_L2_R2": 6600.0
                     "Test_L1_R1": 450.0}  # fmt: skip
 #: Pure-Python lines per file: its mean time ranges from ~10 ms (end games) to ~1 min.
 PYTHON_LINES = {"Test_L3_R1": 100, "Test_L2_R1": 30, "Test_L2_R2": 2, "Test_L1_R1": 10}
-SECTIONS = ("files", "algorithms", "startup", "bands", "games")
+SECTIONS = ("files", "algorithms", "startup", "bands", "games", "variable")
 
 
 def position_files(folder: Path) -> list[Path]:
@@ -185,6 +188,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--opponents", default=",".join(games.OPPONENTS),
                         help=f"comma-separated, of: {', '.join(games.OPPONENTS)}")  # fmt: skip
     parser.add_argument("--seed", type=int, default=1, help="positions and games")
+    parser.add_argument("--openings", type=int, default=12, help="openings in 'variable'")
     parser.add_argument("--python", action="store_true", help="pure-Python engine only")
     args = parser.parse_args(arguments)
     if not args.folder.is_dir():
@@ -217,6 +221,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     args.min_stones, kernel)  # fmt: skip
     if kernel and "games" in sections:
         print_games(args.games, args.seed, opponents)
+    if kernel and "variable" in sections:
+        print_variable_depth(args.openings, args.seed)
     print(f"\n# benchmark took {time.perf_counter() - started:.0f} s")
     return 0
 

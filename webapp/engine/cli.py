@@ -19,10 +19,6 @@ from webapp.engine.game import IllegalMoveError
 from webapp.engine.search import ALGORITHMS, Limits, SearchResult, search
 from webapp.games import GAMES, UnknownGameError, new_game
 
-#: Plain minimax has no pruning: on Connect Four, with no --depth or --time,
-#: it stops at this depth instead of searching for hours.
-MINIMAX_DEFAULT_DEPTH = {"connect4": 6}
-
 EXIT_USAGE = 2
 EXIT_BAD_INPUT = 1
 
@@ -68,7 +64,10 @@ def build_parser() -> argparse.ArgumentParser:
 def default_limits(game: str, algorithm: str, depth: int | None, time_: float | None) -> Limits:
     """The limits the CLI applies: what was asked, or the documented default."""
     if depth is None and time_ is None and algorithm == "minimax":
-        depth = MINIMAX_DEFAULT_DEPTH.get(game)
+        # Plain minimax has no pruning: it stops at the game's cap (the server's
+        # too) instead of searching Connect Four for hours.
+        cap = new_game(game).minimax_max_depth
+        return Limits(depth=cap, capped=cap < new_game(game).cells)
     return Limits(depth=depth, time=time_)
 
 
@@ -86,12 +85,15 @@ def describe(result: SearchResult) -> str:
         ]
         lines.append(f"moves       {' '.join(cells)}   (~ = heuristic)")
     lines += [
-        f"nodes       {result.nodes}",
+        f"nodes       {result.nodes}"
+        + (" (every iteration counted)" if result.iterations_counted else ""),
         f"depth       {result.depth}",
         f"time        {result.time_ms:.1f} ms",
         f"algorithm   {result.algorithm}",
     ]
-    if result.stopped:
+    if result.stopped == "depth":
+        lines.append("stopped     depth (plain minimax's cap for this game)")
+    elif result.stopped:
         lines.append(f"stopped     {result.stopped} (best completed depth shown)")
     return "\n".join(lines)
 

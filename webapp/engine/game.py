@@ -39,6 +39,9 @@ class Game(Protocol):
     name: str
     #: Number of cells on the board (the ``C`` of the score convention).
     cells: int
+    #: The deepest plain minimax (no pruning) searches here, at a few seconds of
+    #: pure Python or less: the server's cap and the CLI's default.
+    minimax_max_depth: int
 
     @property
     def moves_played(self) -> int:
@@ -80,6 +83,13 @@ class Game(Protocol):
 
     def evaluate(self) -> int:
         """Heuristic value from the side to move, within +-HEURISTIC_LIMIT."""
+        ...
+
+    def threats(self) -> tuple[list[Move], list[Move]]:
+        """The moves that win at once for the side to move, and for the opponent.
+
+        Depth-limited searches may extend such forcing positions at the horizon.
+        """
         ...
 
     def key(self) -> Hashable:

@@ -34,8 +34,19 @@ def max_exact_score(cells: int) -> int:
 
 
 def win_score(cells: int, winner_stones: int) -> int:
-    """The exact score of a win made with the winner's ``winner_stones``-th stone."""
-    return max_exact_score(cells) - winner_stones
+    """The exact score of a win made with the winner's ``winner_stones``-th stone.
+
+    Written without calls so the Connect Four kernel compiles this very function.
+    """
+    return (cells + 1) // 2 + 1 - winner_stones
+
+
+def win_now_score(cells: int, stones: int) -> int:
+    """The exact score of winning with the next stone, ``stones`` being on the board.
+
+    The side to move has played ``stones // 2`` of them. Compiled by the kernel.
+    """
+    return (cells + 1) // 2 + 1 - (stones // 2 + 1)
 
 
 def to_internal(exact_score: int) -> int:

@@ -94,6 +94,9 @@ class Connect4(Board):
 
     name = "connect4"
     cells = CELLS
+    #: 960,793 nodes at depth 7 from the empty board: ~15 ms in the kernel,
+    #: ~6 s in pure Python; depth 8 is 7 times more.
+    minimax_max_depth = 7
     move_names = "column"
 
     __slots__ = ("_stack", "current", "mask")
@@ -177,12 +180,22 @@ class Connect4(Board):
         score = THREAT_WEIGHT * threats + STONE_WEIGHT * centre
         return max(-HEURISTIC_LIMIT, min(HEURISTIC_LIMIT, score))
 
+    def threats(self) -> tuple[list[Move], list[Move]]:
+        """The columns where the side to move wins now, and where the opponent would."""
+        possible = self.possible()
+        wins = winning_cells(self.current, self.mask) & possible
+        blocks = winning_cells(self.current ^ self.mask, self.mask) & possible
+        return (
+            [c for c in range(WIDTH) if wins & COLUMN_MASKS[c]],
+            [c for c in range(WIDTH) if blocks & COLUMN_MASKS[c]],
+        )
+
     def key(self) -> int:
         return self.current + self.mask
 
     @property
-    def native_search(self) -> Callable[..., Any] | None:
-        """The compiled kernel's search of this position (``webapp.games.connect4_kernel``).
+    def native_engine(self) -> Callable[..., Any] | None:
+        """The compiled kernel's primitives over this position (``webapp.games.connect4_kernel``).
 
         None when numba or the kernel cannot be loaded: ``search()`` then runs the
         pure-Python engine. The kernel is imported on first use, so importing this

@@ -37,6 +37,8 @@ class TicTacToe(Board):
 
     name = "tictactoe"
     cells = CELLS
+    #: The whole tree (549,946 nodes from the empty board, a few seconds).
+    minimax_max_depth = CELLS
     move_names = "cell"
 
     __slots__ = ("_stones",)
@@ -103,6 +105,16 @@ class TicTacToe(Board):
             if not a:
                 score -= (1, 10, 100, 100)[b.bit_count()]
         return score
+
+    def threats(self) -> tuple[list[Move], list[Move]]:
+        """The cells where the side to move wins now, and where the opponent would."""
+        occupied = self._occupied()
+        mine, theirs = self._stones[self.to_move], self._stones[1 - self.to_move]
+        free = [c for c in range(CELLS) if not occupied >> c & 1]
+        return (
+            [c for c in free if _has_line(mine | 1 << c)],
+            [c for c in free if _has_line(theirs | 1 << c)],
+        )
 
     def key(self) -> int:
         return self._stones[0] | self._stones[1] << CELLS

@@ -8,7 +8,7 @@ Modules, one role each (after Pascal Pons' solver):
 * ``solver``    exact solving: negamax, null-window narrowing, best moves, lines
 * ``depth``     depth-limited minimax and alpha-beta with the heuristic
 * ``book``      the opening book file and its lookup
-* ``native``    ``native_search``: the kernel behind ``SearchResult``
+* ``native``    ``KernelEngine``: the primitives the engine's driver runs
 * ``warmup``    compile (or load from the cache) everything at worker start
 * ``book_build`` the command that generates the book
 
@@ -28,16 +28,16 @@ _tried = False
 
 
 def load_native() -> Callable[..., Any] | None:
-    """``native.native_search``, or None when numba or the kernel cannot be loaded."""
+    """``native.open_engine``, or None when numba or the kernel cannot be loaded."""
     global _native, _tried
     if not _tried:
         _tried = True
         try:
-            from webapp.games.connect4_kernel.native import native_search
+            from webapp.games.connect4_kernel.native import open_engine
         except Exception as err:  # numba missing or broken: the pure-Python engine serves
             log.warning("Connect Four kernel unavailable (%s); using pure Python", err)
         else:
-            _native = native_search
+            _native = open_engine
     return _native
 
 

@@ -22,6 +22,7 @@ GENERATION = 3  # the table's current generation
 ARMED = 4  # limits are enforced only once a first result is complete
 BOOK_PLIES = 5  # positions with at most this many stones may be in the book
 TABLE_SHIFT = 6  # 64 - log2(slots): the table index is the hash's top bits
+EXTEND = 7  # 1 = extend forcing positions at the horizon by a ply (depth-limited)
 SIZE = 8
 
 STOP_TIME, STOP_NODES, STOP_CANCELLED = 1, 2, 3

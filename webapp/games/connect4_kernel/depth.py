@@ -2,14 +2,17 @@
 
 Values are on the engine's internal scale (``webapp.engine.scores``): exact
 wins and losses beyond ``WIN_BASE``, heuristic values within it, and both
-functions return exactly what ``webapp.engine.search`` returns at the same
-depth: depth 0 evaluates unless the game is over, and a finished game scores
-``-(WIN_BASE + 22 - stones of the winner)``. Both may return early with a
-meaningless 0 when the stop flag is raised; callers check the flag.
+functions return exactly what ``webapp.engine.python_engine`` returns at the
+same depth: depth 0 evaluates unless the game is over (with the control's
+``EXTEND``, past any forced line, as ``leaf`` explains), and a finished game
+scores ``to_internal`` of the convention's loss (``webapp.engine.scores``).
+Both may return early with a meaningless 0 when the stop flag is raised; callers check the flag.
 
 ``alphabeta(..., depth, alpha, beta)`` is fail-soft with the contract of
-``webapp.engine.search``, and its table entries are tagged with the remaining
-depth, so it agrees with minimax value for value.
+``webapp.engine.python_engine``, and its table entries are tagged with the
+remaining depth, so it agrees with minimax value for value. Its best move is
+also read from the previous iteration's entry (depth - 1) when the current
+depth has none, so iterative deepening tries the last best move first.
 """
 
 from __future__ import annotations
@@ -17,13 +20,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from webapp.engine.scores import INFINITY, WIN_BASE
+from webapp.engine import scores
+from webapp.engine.scores import INFINITY
 from webapp.games.connect4 import CELLS, WIDTH
 from webapp.games.connect4_kernel import control as c
 from webapp.games.connect4_kernel import table as tt
 from webapp.games.connect4_kernel.position import (
     CENTRE_ORDER,
     U0,
+    U1,
     column_mask,
     evaluate,
     has_line,
@@ -36,12 +41,40 @@ from webapp.games.connect4_kernel.sorter import MAX_SORT_SCORE, ROW, cell_of, in
 
 WIN_NOW, BLOCK = MAX_SORT_SCORE, MAX_SORT_SCORE - 1
 MINIMAX, ALPHABETA = 0, 1
+# The score convention, compiled from its one definition.
+_win_score = njit(cache=True, inline="always")(scores.win_score)
+_to_internal = njit(cache=True, inline="always")(scores.to_internal)
 
 
 @njit(cache=True, inline="always")
 def lost_score(moves: int) -> int:
-    """The internal value of a game just won by the player who made stone ``moves``."""
-    return -(WIN_BASE + (CELLS + 1) // 2 + 1 - (moves + 1) // 2)
+    """The internal value, for the side to move, of a game just won with stone ``moves``."""
+    return _to_internal(-_win_score(CELLS, (moves + 1) // 2))
+
+
+@njit(cache=True)
+def leaf(current: np.uint64, mask: np.uint64, moves: int, ctl: np.ndarray) -> int:
+    """The value at the horizon: the evaluation, past any forced line (``EXTEND``).
+
+    A side that can win at once scores the win, one facing two threats the
+    loss; one facing a single threat blocks it and the line goes on.
+    """
+    if not ctl[c.EXTEND]:
+        return evaluate(current, mask)
+    sign = 1
+    while True:
+        if moves == CELLS:
+            return 0
+        playable = possible(mask)
+        if winning_cells(current, mask) & playable:
+            return -sign * lost_score(moves + 1)
+        threats = winning_cells(current ^ mask, mask) & playable
+        if not threats:
+            return sign * evaluate(current, mask)
+        if threats & (threats - U1):
+            return sign * lost_score(moves + 2)
+        ctl[c.NODES] += 1
+        current, mask, moves, sign = current ^ mask, mask | threats, moves + 1, -sign
 
 
 @njit(cache=True, inline="always")
@@ -62,7 +95,7 @@ def minimax(current: np.uint64, mask: np.uint64, moves: int, depth: int, ctl: np
     if moves == CELLS:
         return 0
     if depth == 0:
-        return evaluate(current, mask)
+        return leaf(current, mask, moves, ctl)
     best = -INFINITY
     playable = possible(mask)
     for col in range(WIDTH):
@@ -127,7 +160,7 @@ def alphabeta(
     if moves == CELLS:
         return 0
     if depth == 0:
-        return evaluate(current, mask)
+        return leaf(current, mask, moves, ctl)
     if winning_cells(current, mask) & possible(mask):
         return -lost_score(moves + 1)  # winning now is the fastest win: minimax's value
     tag = tt.tagged(current + mask, depth)
@@ -143,6 +176,10 @@ def alphabeta(
         ):
             return value
         first = tt.entry_move(entry)
+    elif depth > 1:  # the previous iteration's best move, kept whatever the depth
+        previous = tt.probe(table, ctl, tt.tagged(current + mask, depth - 1))
+        if previous != U0 and tt.entry_bound(previous) != tt.UPPER:
+            first = tt.entry_move(previous)
     count = order_moves(current, mask, moves, first, scratch)
     base = moves * ROW
     best, best_col, low = -INFINITY, 0, alpha
@@ -174,12 +211,15 @@ def root_values(
     depth: int,
     algorithm: int,
     all_scores: bool,
+    first: int,
     values: np.ndarray,
     table: np.ndarray,
     ctl: np.ndarray,
     scratch: np.ndarray,
 ) -> None:
     """Fill ``values[col]`` with each legal root move's value at ``depth`` (others untouched).
+
+    Column ``first`` (the previous depth's best, or -1) is searched first.
 
     With ``all_scores`` (or minimax) every value is exact; otherwise moves that
     tie the best are exact and the others are upper bounds below the best, which
@@ -188,8 +228,10 @@ def root_values(
     _count(ctl)
     playable = possible(mask)
     best = -INFINITY
-    for rank in range(WIDTH):
-        col = CENTRE_ORDER[rank]
+    for rank in range(-1, WIDTH):
+        col = first if rank < 0 else CENTRE_ORDER[rank]
+        if col < 0 or (rank >= 0 and col == first):
+            continue
         cell = playable & column_mask(col)
         if not cell:
             continue

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from webapp.engine import scores
 from webapp.games.connect4 import CELLS, WIDTH
 from webapp.games.connect4_kernel import book as book_
 from webapp.games.connect4_kernel import control as c
@@ -40,6 +41,19 @@ from webapp.games.connect4_kernel.sorter import ROW, cell_of, insert, sort_key
 
 #: Returned by the drivers when the search was stopped before it had a value.
 STOPPED = -1000
+_win_now_score = njit(cache=True, inline="always")(scores.win_now_score)
+
+
+@njit(cache=True, inline="always")
+def win_now_score(moves: int) -> int:
+    """The score of winning with the next stone (``webapp.engine.scores``, compiled).
+
+    Pons' bounds follow from it: losing to the opponent's next stone scores
+    ``-win_now_score(moves + 1)``; when the opponent cannot win with its next
+    stone the score is at least ``-win_now_score(moves + 3)``; when we cannot
+    win with ours it is at most ``win_now_score(moves + 2)``.
+    """
+    return _win_now_score(CELLS, moves)
 
 
 @njit(cache=True, inline="always")
@@ -79,15 +93,15 @@ def negamax(
         return 0
     nxt = non_losing_moves(current, mask)
     if nxt == U0:  # every move lets the opponent win with its next stone
-        return -((CELLS - moves) // 2)
+        return -win_now_score(moves + 1)
     if moves >= CELLS - 2:  # the last two stones cannot make a line any more
         return 0
-    lo = -((CELLS - 2 - moves) // 2)  # the opponent cannot win with its next stone
+    lo = -win_now_score(moves + 3)  # the opponent cannot win with its next stone
     if alpha < lo:
         alpha = lo
         if alpha >= beta:
             return alpha
-    hi = (CELLS - 1 - moves) // 2  # we cannot win with our next stone
+    hi = win_now_score(moves + 2)  # we cannot win with our next stone
     key = current + mask
     if moves <= ctl[c.BOOK_PLIES]:
         entry = book_.probe(book, key)
@@ -129,11 +143,6 @@ def negamax(
             alpha = score
     tt.store(table, ctl, tag, tt.UPPER, alpha, 0)
     return alpha
-
-
-@njit(cache=True, inline="always")
-def win_now_score(moves: int) -> int:
-    return (CELLS + 1 - moves) // 2
 
 
 @njit(cache=True, nogil=True)
@@ -187,7 +196,7 @@ def solve(
 ) -> int:
     """The exact score of a position that is not over, or STOPPED."""
     lo, hi = narrow(
-        current, mask, moves, -((CELLS - moves) // 2), win_now_score(moves), 1 << 30,
+        current, mask, moves, -win_now_score(moves + 1), win_now_score(moves), 1 << 30,
         table, ctl, book, scratch,
     )  # fmt: skip
     return lo if lo == hi else STOPPED

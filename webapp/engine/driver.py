@@ -1,0 +1,331 @@
+"""The search driver, one for every engine: what to search, when to stop, what to answer.
+
+An engine supplies primitives (``Primitives``): the values of the root moves
+at a depth, a principal variation, and optionally an exact solver
+(``ExactSolver``). The pure-Python engine (``webapp.engine.python_engine``)
+and the Connect Four kernel (``webapp.games.connect4_kernel.native``) are two
+sets of primitives; everything below is written once for both, as Pons keeps
+the driver in ``Solver`` and the primitives in ``Position``.
+
+# Iterations
+``alphabeta`` deepens 1, 2, ... and stops once its score (and, with
+``move_scores``, every root move's score) is exact. ``minimax`` searches in
+one pass when its depth reaches the end of the game or when it has no time
+limit, so its node count is the minimax tree; only a time-limited minimax
+with a horizon deepens iteratively (to keep a result when time runs out), and
+its result says ``iterations_counted``. ``alphabeta`` with no depth limit on
+an engine with an exact solver solves instead (below).
+
+# Limits
+One ``Budget`` decides every stop: the node limit, then the cancel flag, then
+the clock. Limits apply from the first node; if a stop lands before any depth
+is complete, depth 1 is searched with the limits off (a handful of nodes), so
+every search answers a legal move. A depth whose root values are complete is
+kept even if the stop lands during its principal-variation walk (the line is
+then cut short). The previous depth's best move is searched first.
+
+# Exactness
+A value is exact when the depth reached the end of every line
+(depth >= empty cells) or when it is decisive (``scores.is_decisive``): a win
+or loss found inside the horizon was searched to its end on every line.
+
+# Ties
+Equally good root moves are broken by a ``random.Random`` the caller seeds,
+over the moves in their natural order, so a seed picks the same move in
+every engine.
+
+# Exact solving
+With an ``ExactSolver`` and no depth limit, ``alphabeta`` first deepens to the
+solver's ``fallback_depth`` when the search can be stopped or is watched (so a
+stopped solve still has an answer), then asks the solver for the exact score,
+its optimal moves and a line, and with ``move_scores`` each move's exact score
+(a move the solver gives up on keeps its heuristic score).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from webapp.engine.game import Move
+from webapp.engine.results import (
+    CancelFlag,
+    Limits,
+    MoveScore,
+    Progress,
+    ProgressCallback,
+    SearchResult,
+)
+from webapp.engine.scores import is_decisive, to_public
+
+#: The driver's clock; tests replace it to stop searches without waiting.
+clock = time.perf_counter
+
+
+class Stop(Exception):
+    """Raised by a primitive when the budget stops it (the reason is on the budget)."""
+
+
+class Budget:
+    """The limits of one search and the one rule that applies them.
+
+    ``due(nodes)`` names the limit that is reached (nodes, then cancel, then
+    time), or None. ``armed`` is False only for the depth-1 answer of a search
+    stopped before any depth was complete. The first reason a search stops
+    for stays in ``reason``.
+    """
+
+    def __init__(self, limits: Limits, cancel: CancelFlag | None) -> None:
+        self.start = clock()
+        self.deadline = None if limits.time is None else self.start + limits.time
+        self.node_limit = limits.nodes
+        self.cancel = cancel
+        self.armed = True
+        self.reason: str | None = None
+
+    @property
+    def stoppable(self) -> bool:
+        return self.deadline is not None or self.cancel is not None or bool(self.node_limit)
+
+    def due(self, nodes: int | None) -> str | None:
+        if nodes is not None and self.node_limit is not None and nodes >= self.node_limit:
+            return "nodes"
+        if self.cancel is not None and self.cancel.is_set():
+            return "cancelled"
+        if self.deadline is not None and clock() >= self.deadline:
+            return "time"
+        return None
+
+    def check(self, nodes: int) -> None:
+        """Raise Stop if armed and a limit is reached (the pure-Python engine's check)."""
+        if self.armed and self.poll(nodes):
+            raise Stop
+
+    def poll(self, nodes: int | None) -> bool:
+        """True (and the reason recorded) if armed and a limit is reached."""
+        if not self.armed:
+            return False
+        reason = self.due(nodes)
+        if reason is not None:
+            self.reason = self.reason or reason
+            return True
+        return self.reason is not None
+
+    def elapsed_ms(self) -> float:
+        return (clock() - self.start) * 1000.0
+
+
+class ExactSolver(Protocol):
+    """An engine's exact solver (alpha-beta with no depth limit)."""
+
+    #: Depth of the heuristic pass run first when the solve may be stopped.
+    fallback_depth: int
+
+    def solve_root(self, pick: int) -> tuple[int, list[Move], list[Move], dict[str, Any]]:
+        """``(exact score, optimal moves, a line starting with the chosen one, extra)``.
+
+        The move played is the ``pick % n``-th optimal move. Raises Stop.
+        """
+        ...
+
+    def child_score(self, move: Move) -> int | None:
+        """The exact score of playing ``move``, or None if the solver gives up on it
+        (its own budget; the search's limits raise Stop)."""
+        ...
+
+
+class Primitives(Protocol):
+    """What an engine supplies the driver. Values are on the internal scale."""
+
+    empties: int
+    solver: ExactSolver | None
+    #: Added to every result's ``extra`` (e.g. ``{"engine": "numba"}``).
+    extra: dict[str, Any]
+
+    @property
+    def nodes(self) -> int: ...
+
+    def legal_moves(self) -> list[Move]: ...
+
+    def format_moves(self, moves: Sequence[Move]) -> str: ...
+
+    def root_values(
+        self, depth: int, algorithm: str, all_scores: bool, first: Move | None
+    ) -> dict[Move, int]:
+        """Every legal root move's value at ``depth``, ``first`` searched first.
+
+        With ``all_scores`` (or minimax) every value is exact at that depth;
+        otherwise moves that tie the best are exact and the others are upper
+        bounds below it, which is all the tie-break needs. Raises Stop.
+        """
+        ...
+
+    def principal_variation(self, first: Move, value: int, depth: int) -> list[Move]:
+        """The line after ``first`` (``value`` for the side to move after it) to ``depth``.
+
+        Cut short, never raising, if the budget stops it.
+        """
+        ...
+
+
+def drive(
+    engine: Primitives,
+    algorithm: str,
+    limits: Limits,
+    budget: Budget,
+    rng: random.Random,
+    move_scores: bool,
+    progress: ProgressCallback | None,
+) -> SearchResult:
+    """Run one search over ``engine``'s primitives (see the module docstring)."""
+    run = _Run(engine, algorithm, limits, budget, rng, progress)
+    if algorithm == "alphabeta" and limits.depth is None and engine.solver is not None:
+        return run.solve(engine.solver, move_scores)
+    return run.final(run.deepen(move_scores), move_scores)
+
+
+class _Run:
+    def __init__(
+        self,
+        engine: Primitives,
+        algorithm: str,
+        limits: Limits,
+        budget: Budget,
+        rng: random.Random,
+        progress: ProgressCallback | None,
+    ) -> None:
+        self.engine, self.algorithm, self.limits = engine, algorithm, limits
+        self.budget, self.rng, self.progress = budget, rng, progress
+        self.passes = 0
+        self.previous: Move | None = None  # the last completed depth's move
+
+    def deepen(self, move_scores: bool, max_depth: int | None = None) -> SearchResult:
+        """The completed depths of a depth-limited search; the deepest one."""
+        engine, limits = self.engine, self.limits
+        target = engine.empties if limits.depth is None else min(limits.depth, engine.empties)
+        if max_depth is not None:
+            target = min(target, max_depth)
+        one_pass = self.algorithm == "minimax" and (target == engine.empties or limits.time is None)
+        all_scores = move_scores or self.algorithm == "minimax"
+        best: SearchResult | None = None
+        for depth in range(target if one_pass else 1, target + 1):
+            try:
+                found = self.iteration(depth, all_scores)
+            except Stop:
+                break
+            best = found
+            self.report(best)
+            everything_exact = best.exact and (
+                not move_scores or all(s.exact for s in (best.move_scores or {}).values())
+            )
+            if (everything_exact and self.algorithm == "alphabeta") or self.budget.poll(
+                engine.nodes
+            ):
+                break
+        if best is None:  # stopped before any depth was complete: depth 1 is instant
+            self.budget.armed = False
+            best = self.iteration(1, all_scores)
+            self.budget.armed = True
+        return best
+
+    def iteration(self, depth: int, all_scores: bool) -> SearchResult:
+        engine = self.engine
+        self.passes += 1  # a stopped pass's nodes count too
+        values = engine.root_values(depth, self.algorithm, all_scores, self.previous)
+        best = max(values.values())
+        choice = self.rng.choice(sorted(m for m, v in values.items() if v == best))
+        self.previous = choice
+        line = [choice, *engine.principal_variation(choice, -best, depth - 1)]
+        exhaustive = depth >= engine.empties
+        exact = exhaustive or is_decisive(best)
+        scores = None
+        if all_scores:
+            scores = {}
+            for move in sorted(values):
+                sure = exhaustive or is_decisive(values[move])
+                scores[engine.format_moves([move])] = MoveScore(to_public(values[move], sure), sure)
+        return SearchResult(
+            engine.format_moves([choice]), to_public(best, exact), exact,
+            engine.format_moves(line), engine.nodes, depth, self.budget.elapsed_ms(),
+            self.algorithm, scores,
+        )  # fmt: skip
+
+    def report(self, result: SearchResult) -> None:
+        if self.progress is not None:
+            self.progress(Progress(result.depth, result.best_move or "", result.score,
+                                   result.exact, result.pv, self.engine.nodes,
+                                   self.budget.elapsed_ms()))  # fmt: skip
+
+    def final(self, best: SearchResult, move_scores: bool) -> SearchResult:
+        """``best`` as the search's answer: all nodes, the stop reason, the engine's extra."""
+        stopped = self.budget.reason
+        if (
+            stopped is None
+            and self.limits.capped
+            and self.algorithm == "minimax"
+            and not best.exact
+            and best.depth < self.engine.empties
+        ):
+            stopped = "depth"
+        return SearchResult(
+            best.best_move, best.score, best.exact, best.pv, self.engine.nodes, best.depth,
+            self.budget.elapsed_ms(), self.algorithm, best.move_scores if move_scores else None,
+            stopped, self.engine.extra | best.extra, self.passes > 1,
+        )  # fmt: skip
+
+    # -- exact solving ------------------------------------------------------------
+    def solve(self, solver: ExactSolver, move_scores: bool) -> SearchResult:
+        engine, budget = self.engine, self.budget
+        fallback = None
+        if self.progress is not None or budget.stoppable:
+            fallback = self.deepen(move_scores, solver.fallback_depth)
+            if (fallback.exact and not move_scores) or budget.reason:
+                return self.final(fallback, move_scores)
+        try:
+            score, optimal, line, extra = solver.solve_root(self.rng.getrandbits(31))
+        except Stop:
+            assert fallback is not None  # only a stoppable search can be stopped
+            return self.final(fallback, move_scores)
+        self.passes += 1
+        scores = self.exact_scores(solver, score, optimal, extra, fallback) if move_scores else None
+        best = SearchResult(
+            engine.format_moves(line[:1]), score, True, engine.format_moves(line), engine.nodes,
+            engine.empties, budget.elapsed_ms(), self.algorithm, scores, extra=extra,
+        )  # fmt: skip
+        self.report(best)
+        return self.final(best, move_scores)
+
+    def exact_scores(
+        self,
+        solver: ExactSolver,
+        score: int,
+        optimal: list[Move],
+        extra: dict[str, Any],
+        fallback: SearchResult | None,
+    ) -> dict[str, MoveScore]:
+        """Every move's exact score, or its heuristic one where the solver gave up."""
+        scores: dict[str, MoveScore] = {}
+        known = bool(extra.get("book"))
+        for move in self.engine.legal_moves():
+            name = self.engine.format_moves([move])
+            if known and move in optimal:
+                scores[name] = MoveScore(score, True)
+                continue
+            try:
+                value = solver.child_score(move)
+            except Stop:
+                break  # the search's limits: the rest keep their heuristic scores
+            if value is not None:
+                scores[name] = MoveScore(value, True)
+        missing = [
+            m for m in self.engine.legal_moves() if self.engine.format_moves([m]) not in scores
+        ]
+        if missing and fallback is None and self.budget.reason is None:
+            fallback = self.deepen(True, solver.fallback_depth)
+        for move in missing:
+            name = self.engine.format_moves([move])
+            if fallback is not None and fallback.move_scores is not None:
+                scores[name] = fallback.move_scores[name]
+        return dict(sorted(scores.items()))

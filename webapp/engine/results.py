@@ -1,0 +1,102 @@
+"""What a search is asked (``Limits``) and what it answers (``SearchResult``, ``Progress``).
+
+These types are the engine's public vocabulary: the worker processes send
+``SearchResult.to_dict()`` to the web service as the ``engine_move`` payload,
+and a ``Progress`` per completed depth as ``thinking``. Every engine returns
+them through the one driver (``webapp.engine.driver``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol
+
+ALGORITHMS = ("minimax", "alphabeta")
+#: Why a search ended before its scores were exact or its depth reached:
+#: its time budget, its node budget, the cancel flag, or (minimax only) the
+#: server's depth cap for the game (``Limits.capped``).
+STOP_REASONS = ("time", "nodes", "cancelled", "depth")
+
+
+class CancelFlag(Protocol):
+    """Anything with ``is_set()``: threading.Event, multiprocessing.Event."""
+
+    def is_set(self) -> bool: ...
+
+
+@dataclass(frozen=True)
+class MoveScore:
+    """The value of one root move, from the side to move at the root."""
+
+    score: int | float
+    exact: bool
+
+
+@dataclass(frozen=True)
+class Progress:
+    """One completed depth of an iterative search (sent to the progress callback)."""
+
+    depth: int
+    best_move: str
+    score: int | float
+    exact: bool
+    pv: str
+    nodes: int
+    elapsed_ms: float
+
+
+ProgressCallback = Callable[[Progress], None]
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """What a search found. Moves are in the game's notation (``"4"``, ``"4453"``).
+
+    ``depth`` is the last depth completed; ``nodes`` counts every position the
+    search visited (every pass over the tree, and the principal-variation walk
+    of alpha-beta); ``move_scores`` maps each legal root move to its value when
+    asked for. ``iterations_counted`` is True when ``nodes`` sums more than one
+    pass over the tree (iterative deepening, or the depth-1 answer after a
+    stopped pass): then it is not the size of one minimax tree. A minimax
+    search that ends in one pass to the end of the game counts exactly the
+    minimax tree (549,946 nodes for tic-tac-toe from the empty board).
+    """
+
+    best_move: str | None
+    score: int | float
+    exact: bool
+    pv: str
+    nodes: int
+    depth: int
+    time_ms: float
+    algorithm: str
+    move_scores: dict[str, MoveScore] | None = None
+    stopped: str | None = None  # one of STOP_REASONS if cut short
+    extra: dict[str, Any] = field(default_factory=dict)
+    iterations_counted: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (the protocol's ``engine_move`` payload)."""
+        data = asdict(self)
+        data["time_ms"] = round(self.time_ms, 3)
+        if self.move_scores is not None:
+            data["move_scores"] = {m: asdict(s) for m, s in self.move_scores.items()}
+        return data
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How far a search may go. ``None`` means no limit of that kind.
+
+    ``capped``: the depth is the server's cap for plain minimax, not a choice
+    of the level, so a search that ends there says ``stopped="depth"``.
+    ``extend``: extend forcing lines by a ply at the horizon of a
+    depth-limited search (see ``webapp.engine.driver``).
+    """
+
+    depth: int | None = None
+    time: float | None = None  # seconds
+    nodes: int | None = None
+    capped: bool = False
+    extend: bool = False
