@@ -82,7 +82,7 @@ MINIMAX_DEPTH = {
 }
 #: The score convention (``webapp.engine.scores``) per game: a win with the
 #: winner's k-th stone scores ``max_exact_score - k``.
-SCORES = {
+SCORE_CONVENTION = {
     name: {"cells": factory().cells, "max_exact_score": max_exact_score(factory().cells)}
     for name, factory in GAMES.items()
 }
@@ -106,6 +106,6 @@ def client_config() -> dict[str, Any]:
         "algorithms": ALGORITHM_LABELS,
         "limits": {"max_depth": MAX_DEPTH, "min_time": MIN_TIME, "max_time": MAX_TIME},
         "defaults": DEFAULT_SETTINGS,
-        "scores": SCORES,
+        "scores": SCORE_CONVENTION,
         "minimax_depth": MINIMAX_DEPTH,
     }

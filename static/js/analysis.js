@@ -125,7 +125,7 @@ export function createAnalysisPanel(root, { info, algorithms, onToggleLine, onHo
       if (key === "nodes") group.dataset.nodes = String(result.nodes);
       parts.stats.append(group);
     }
-    if (result.stopped) parts.stats.append(el("p", "stat-note", "Stopped by its time limit: the deepest completed search is shown."));
+    if (result.stopped) parts.stats.append(el("p", "stat-note", stoppedNote(result)));
 
     parts.candidates.replaceChildren();
     const entries = Object.entries(result.move_scores || {}).sort((a, b) => Number(a[0]) - Number(b[0]));
@@ -202,4 +202,13 @@ function legend(mover, values, played) {
 /** "4453" -> "4 4 5 3". */
 function spaced(line) {
   return [...(line || "")].join(" ");
+}
+
+/** Why a search ended before its scores were exact, in words. */
+export function stoppedNote(result) {
+  const counted = result.iterations_counted ? " Its node count adds up every depth it searched." : "";
+  if (result.stopped === "depth") return `Plain minimax stops at its depth cap for this game (depth ${result.depth}).${counted}`;
+  if (result.stopped === "nodes") return `Stopped at its node budget: the deepest completed search is shown.${counted}`;
+  if (result.stopped === "cancelled") return `Stopped early: the deepest completed search is shown.${counted}`;
+  return `Stopped by its time limit: the deepest completed search is shown.${counted}`;
 }

@@ -115,3 +115,19 @@ def test_the_minimax_option_says_how_deep_it_searches(home: Page) -> None:
     assert label.text_content() == "Minimax (depth 7)"
     home.locator('input[name="game"][value="tictactoe"]').check(force=True)
     assert label.text_content() == "Minimax (whole tree)"
+
+
+def test_a_stopped_search_says_why(home: Page) -> None:
+    said = call(
+        home,
+        "analysis.js",
+        """[
+          m.stoppedNote({stopped: "depth", depth: 7, iterations_counted: true}),
+          m.stoppedNote({stopped: "time", depth: 9}),
+          m.stoppedNote({stopped: "nodes", depth: 12}),
+        ]""",
+    )
+    assert said[0].startswith("Plain minimax stops at its depth cap for this game (depth 7).")
+    assert "adds up every depth" in said[0]
+    assert said[1].startswith("Stopped by its time limit") and "adds up" not in said[1]
+    assert said[2].startswith("Stopped at its node budget")
