@@ -16,8 +16,9 @@ from typing import Any, TypeAlias
 from webapp.store.errors import SchemaError
 
 #: The schema this code reads and writes; every backend's list has this many migrations.
-#: 1: the first schema (``games``); 2: ``games.version`` and the ``games_by_update`` index.
-SCHEMA_VERSION = 2
+#: 1: the first schema (``games``); 2: ``games.version`` and the ``games_by_update`` index;
+#: 3: the ``games_by_seat`` index (a browser's own games).
+SCHEMA_VERSION = 3
 
 #: SQL statements run in order, or a function of the backend's connection.
 Migration: TypeAlias = tuple[str, ...] | Callable[[Any], None]

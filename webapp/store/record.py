@@ -91,6 +91,13 @@ class GameStore(Protocol):
         """
         ...
 
+    def games_of(self, seat_hash: str, limit: int) -> list[GameRecord]:
+        """Up to ``limit`` games of the seat ``seat_hash``, most recently changed first.
+
+        A game that fails validation is logged and skipped, never raised.
+        """
+        ...
+
     def prune(self, *, unfinished_before: str, finished_before: str) -> int:
         """Delete unfinished games untouched since ``unfinished_before`` and finished
         games last changed before ``finished_before`` (ISO 8601 times); return how many."""

@@ -55,6 +55,8 @@ MIGRATIONS: tuple[Migration, ...] = (
         "ALTER TABLE games ADD COLUMN version INTEGER NOT NULL DEFAULT 1",
         "CREATE INDEX games_by_update ON games (updated_at)",
     ),
+    # 3: a browser's own games, newest first ("your recent games" on the home page).
+    ("CREATE INDEX games_by_seat ON games (seat_hash, updated_at)",),
 )
 
 _SELECT = f"SELECT {', '.join(COLUMNS)} FROM games"
@@ -146,6 +148,22 @@ class SQLiteStore:
         query = f"{_SELECT} WHERE status = 'playing' ORDER BY updated_at DESC"
         with self._lock, _guard("playing"), closing(self._db.execute(query)) as rows:
             for row in rows:  # read on past corrupt rows until ``limit`` good ones
+                try:
+                    found.append(from_row(row))
+                except CorruptRecord as err:
+                    log.error("store: game %r skipped: %s", err.game_id, err.reason)
+                    continue
+                if len(found) == limit:
+                    break
+        return found
+
+    def games_of(self, seat_hash: str, limit: int) -> list[GameRecord]:
+        found: list[GameRecord] = []
+        if limit <= 0:
+            return found
+        query = f"{_SELECT} WHERE seat_hash = ? ORDER BY updated_at DESC, rowid DESC"
+        with self._lock, _guard("games_of"), closing(self._db.execute(query, (seat_hash,))) as rows:
+            for row in rows:  # as ``playing``: past corrupt rows until ``limit`` good ones
                 try:
                     found.append(from_row(row))
                 except CorruptRecord as err:
