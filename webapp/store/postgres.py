@@ -76,6 +76,8 @@ MIGRATIONS: tuple[Migration, ...] = (
 
 #: The key of the advisory lock held while migrating (any constant; "Look" in ASCII).
 SCHEMA_LOCK = 0x4C6F6F6B
+#: How long opening waits for another server's migration (milliseconds) at least.
+MIGRATION_WAIT_MS = 60_000
 
 _SELECT = f"SELECT {', '.join(COLUMNS)} FROM games"
 _INSERT = (
@@ -114,7 +116,8 @@ class PostgresStore:
             conn.execute(f"SET lock_timeout = {lock_ms}")
 
         with _guard("open"), psycopg.connect(url, **settings) as first:
-            configure(first)
+            # Another server's migration may take a while (an index on a big table).
+            first.execute(f"SET lock_timeout = {max(lock_ms, MIGRATION_WAIT_MS)}")
             _migrate(first)
         self._pool: ConnectionPool[Connection] = ConnectionPool(
             url,
@@ -237,29 +240,40 @@ def _storable(text: str) -> bool:
 
 
 def _migrate(conn: Connection) -> None:
-    """Bring the schema to ``len(MIGRATIONS)`` in one transaction (nothing to do: no write)."""
+    """Bring the schema to ``len(MIGRATIONS)`` in one transaction (nothing to do: no write).
+
+    The advisory lock is taken before the transaction begins, not inside it: a
+    transaction that began before the other server's commit would still see the
+    tables as they were (PostgreSQL refreshes its catalog caches as a transaction
+    starts), and migrate them a second time.
+    """
     if not pending(_schema_version(conn), MIGRATIONS):
         return  # the usual case: no lock taken, nothing written
-    with conn.transaction():
-        conn.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
-        current = _schema_version(conn)  # again under the lock: another server may have
-        steps = pending(current, MIGRATIONS)
-        for version, migration in steps:
-            log.info("store: migrating the schema to version %d", version)
-            try:
-                if callable(migration):
-                    migration(conn)
-                else:
-                    for statement in migration:
-                        conn.execute(statement)
-            except psycopg.Error:
-                raise
-            except Exception as err:
-                raise SchemaError(f"migration to version {version} failed: {err}") from err
-        if steps:
-            conn.execute("CREATE TABLE IF NOT EXISTS lookahead_schema (version INTEGER NOT NULL)")
-            conn.execute("DELETE FROM lookahead_schema")
-            conn.execute("INSERT INTO lookahead_schema (version) VALUES (%s)", (steps[-1][0],))
+    conn.execute("SELECT pg_advisory_lock(%s)", (SCHEMA_LOCK,))
+    try:
+        with conn.transaction():
+            steps = pending(_schema_version(conn), MIGRATIONS)  # another server may have
+            for version, migration in steps:
+                log.info("store: migrating the schema to version %d", version)
+                try:
+                    if callable(migration):
+                        migration(conn)
+                    else:
+                        for statement in migration:
+                            conn.execute(statement)
+                except psycopg.Error:
+                    raise
+                except Exception as err:
+                    raise SchemaError(f"migration to version {version} failed: {err}") from err
+            if steps:
+                conn.execute(
+                    "CREATE TABLE IF NOT EXISTS lookahead_schema (version INTEGER NOT NULL)"
+                )
+                conn.execute("DELETE FROM lookahead_schema")
+                conn.execute("INSERT INTO lookahead_schema (version) VALUES (%s)", (steps[-1][0],))
+    finally:
+        if not conn.closed:
+            conn.execute("SELECT pg_advisory_unlock(%s)", (SCHEMA_LOCK,))
 
 
 def _schema_version(conn: Connection) -> int:
