@@ -113,6 +113,18 @@ def start_postgres(folder: Path) -> PostgresServer:
     )
     if made.returncode != 0:
         pytest.fail(f"initdb failed: {made.stdout.decode()}{made.stderr.decode()}")
+    for attempt in range(3):  # another program may take the free port first
+        server = launch(binaries / "postgres", data, folder, run_as)
+        if server.admin is not None:
+            return server
+        stop_postgres(server)
+        if "could not bind" not in server.log() or attempt == 2:
+            pytest.fail(f"PostgreSQL did not start:\n{server.log()}")
+    raise AssertionError("unreachable")
+
+
+def launch(postgres: Path, data: Path, folder: Path, run_as: list[str]) -> PostgresServer:
+    """Start ``postgres`` on a free port; connected (``admin`` set) unless it exited or hung."""
     port = free_port()
     settings = {
         "listen_addresses": "127.0.0.1",
@@ -126,7 +138,7 @@ def start_postgres(folder: Path) -> PostgresServer:
     options = [f"--{name}={value}" for name, value in settings.items()]
     with open(folder / "server.log", "wb") as log:
         process = subprocess.Popen(
-            [*run_as, str(binaries / "postgres"), "-D", str(data), *options],
+            [*run_as, str(postgres), "-D", str(data), *options],
             stdout=log,
             stderr=subprocess.STDOUT,
             cwd=folder,
@@ -134,13 +146,10 @@ def start_postgres(folder: Path) -> PostgresServer:
         )
     server = PostgresServer(port, process, folder)
     deadline = time.monotonic() + START_TIMEOUT
-    while server.admin is None:
+    while server.admin is None and process.poll() is None and time.monotonic() < deadline:
         try:
             server.admin = psycopg.connect(server.url(), autocommit=True, connect_timeout=5)
         except psycopg.OperationalError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                stop_postgres(server)
-                pytest.fail(f"PostgreSQL did not start:\n{server.log()}")
             time.sleep(0.05)
     return server
 
@@ -160,7 +169,9 @@ def stop_postgres(server: PostgresServer) -> None:
 
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[PostgresServer]:
-    folder = Path(tempfile.mkdtemp(prefix="lookahead-pg-"))
+    # As root, under /tmp: nobody must be able to reach the folder (TMPDIR may be private).
+    parent = "/tmp" if os.geteuid() == 0 else None
+    folder = Path(tempfile.mkdtemp(prefix="lookahead-pg-", dir=parent))
     server: PostgresServer | None = None
     try:
         server = start_postgres(folder)
