@@ -2,7 +2,11 @@
 
 Connections are in autocommit mode and come from a ``psycopg_pool.ConnectionPool``
 that checks each one before lending it, so a connection lost while idle (a
-restarted database, a dropped link) is replaced instead of failing a request.
+restarted database, a dropped link) is replaced instead of failing a request
+(the pool waits about a second after a failed check, within ``timeout``). A
+statement cut off mid-way is not retried, since a write may have committed: the
+caller gets ``StoreUnavailable``, and the game's stored version tells on the next read.
+
 Every write is one statement or an explicit transaction; ``save`` is
 compare-and-set (``UPDATE ... WHERE id = %s AND version = %s``): two servers
 saving the same version are serialised by the row lock and the second finds
