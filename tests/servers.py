@@ -50,11 +50,16 @@ def free_port() -> int:
 
 @dataclass
 class PostgresServer:
-    """A running server: its port, and an admin connection (autocommit) to make databases."""
+    """A server made by ``initdb`` in ``folder``; ``start`` and ``stop`` it (a test may too).
 
-    port: int
-    process: subprocess.Popen[bytes]
+    ``admin`` is an autocommit connection to the ``postgres`` database while it runs.
+    """
+
     folder: Path
+    binaries: Path
+    run_as: list[str]  # the command prefix that runs a program as the server's user
+    port: int = 0
+    process: subprocess.Popen[bytes] | None = None
     admin: psycopg.Connection[tuple[object, ...]] | None = None
     _names: Iterator[int] = field(default_factory=lambda: itertools.count(1))
 
@@ -72,6 +77,61 @@ class PostgresServer:
     def log(self) -> str:
         path = self.folder / "server.log"
         return path.read_text(errors="replace") if path.exists() else ""
+
+    def start(self) -> None:
+        """Start ``postgres`` (on its port again after ``stop``); returns once it serves."""
+        for attempt in range(3):  # another program may take a free port before the server
+            if self.process is None:
+                self.port = free_port()
+            self._launch()
+            if self.admin is not None:
+                return
+            self.stop()
+            if self.process is not None and "could not bind" in self.log() and attempt < 2:
+                self.process = None  # a new port next time
+                continue
+            pytest.fail(f"PostgreSQL did not start:\n{self.log()}")
+
+    def stop(self) -> None:
+        """Close the admin connection and stop the server (fast shutdown, then kill)."""
+        if self.admin is not None:
+            self.admin.close()
+            self.admin = None
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)  # fast shutdown: disconnect everyone
+            try:
+                self.process.wait(timeout=START_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+    def _launch(self) -> None:
+        settings = {
+            "listen_addresses": "127.0.0.1",
+            "port": str(self.port),
+            "unix_socket_directories": str(self.folder),
+            "fsync": "off",
+            "synchronous_commit": "off",
+            "full_page_writes": "off",
+            "max_connections": "200",
+        }
+        options = [f"--{name}={value}" for name, value in settings.items()]
+        command = [*self.run_as, str(self.binaries / "postgres"), "-D", str(self.folder / "data")]
+        with open(self.folder / "server.log", "wb") as log:
+            self.process = subprocess.Popen(
+                [*command, *options],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                cwd=self.folder,
+                start_new_session=True,  # a Ctrl-C reaches pytest, which stops the server
+            )
+        deadline = time.monotonic() + START_TIMEOUT
+        while self.process.poll() is None and time.monotonic() < deadline:
+            try:
+                self.admin = psycopg.connect(self.url(), autocommit=True, connect_timeout=5)
+                return
+            except psycopg.OperationalError:
+                time.sleep(0.05)
 
 
 def start_postgres(folder: Path) -> PostgresServer:
@@ -93,13 +153,12 @@ def start_postgres(folder: Path) -> PostgresServer:
             "--clear-groups",
             "--",
         ]
-    data = folder / "data"
     made = subprocess.run(
         [
             *run_as,
             str(binaries / "initdb"),
             "--pgdata",
-            str(data),
+            str(folder / "data"),
             "--username",
             USER,
             "--auth=trust",
@@ -113,58 +172,9 @@ def start_postgres(folder: Path) -> PostgresServer:
     )
     if made.returncode != 0:
         pytest.fail(f"initdb failed: {made.stdout.decode()}{made.stderr.decode()}")
-    for attempt in range(3):  # another program may take the free port first
-        server = launch(binaries / "postgres", data, folder, run_as)
-        if server.admin is not None:
-            return server
-        stop_postgres(server)
-        if "could not bind" not in server.log() or attempt == 2:
-            pytest.fail(f"PostgreSQL did not start:\n{server.log()}")
-    raise AssertionError("unreachable")
-
-
-def launch(postgres: Path, data: Path, folder: Path, run_as: list[str]) -> PostgresServer:
-    """Start ``postgres`` on a free port; connected (``admin`` set) unless it exited or hung."""
-    port = free_port()
-    settings = {
-        "listen_addresses": "127.0.0.1",
-        "port": str(port),
-        "unix_socket_directories": str(folder),
-        "fsync": "off",
-        "synchronous_commit": "off",
-        "full_page_writes": "off",
-        "max_connections": "200",
-    }
-    options = [f"--{name}={value}" for name, value in settings.items()]
-    with open(folder / "server.log", "wb") as log:
-        process = subprocess.Popen(
-            [*run_as, str(postgres), "-D", str(data), *options],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            cwd=folder,
-            start_new_session=True,  # a Ctrl-C reaches pytest, which stops the server itself
-        )
-    server = PostgresServer(port, process, folder)
-    deadline = time.monotonic() + START_TIMEOUT
-    while server.admin is None and process.poll() is None and time.monotonic() < deadline:
-        try:
-            server.admin = psycopg.connect(server.url(), autocommit=True, connect_timeout=5)
-        except psycopg.OperationalError:
-            time.sleep(0.05)
+    server = PostgresServer(folder, binaries, run_as)
+    server.start()
     return server
-
-
-def stop_postgres(server: PostgresServer) -> None:
-    """Close the admin connection and stop the server (fast shutdown, then kill)."""
-    if server.admin is not None:
-        server.admin.close()
-    if server.process.poll() is None:
-        server.process.send_signal(signal.SIGINT)  # fast shutdown: disconnect everyone
-        try:
-            server.process.wait(timeout=START_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            server.process.kill()
-            server.process.wait()
 
 
 @pytest.fixture(scope="session")
@@ -178,7 +188,7 @@ def postgres_server() -> Iterator[PostgresServer]:
         yield server
     finally:
         if server is not None:
-            stop_postgres(server)
+            server.stop()
         shutil.rmtree(folder, ignore_errors=True)
 
 

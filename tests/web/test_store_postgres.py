@@ -1,10 +1,11 @@
 """PostgreSQL's own cases (webapp/store/postgres.py): a server gone, a lost connection, the app.
 
 The store behaviour shared with SQLite is tested on both backends in the other
-test_store*.py files. Here: a database that cannot be reached gives
-``StoreUnavailable`` on every call (and /healthz 503) and serves again once it
-is back; a connection dropped while idle is replaced by the pool unnoticed;
-and the whole app plays a game end to end with its games in PostgreSQL.
+test_store*.py files. Here: a database that cannot be reached (a wrong port,
+connections refused, the server stopped) gives ``StoreUnavailable`` on every
+call, and /healthz 503, and serves again once it is back; a connection dropped
+while idle is replaced by the pool unnoticed; and the whole app plays a game
+end to end with its games in PostgreSQL.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 import pytest
 
 from tests.servers import PostgresServer, free_port
-from tests.web.helpers import Listener, make_app, seated, wait_until
+from tests.web.helpers import make_app, seated, wait_until
 from tests.web.test_store import game_record
 from webapp import protocol
 from webapp.games import new_game
@@ -178,19 +179,31 @@ def postgres_server_rows(server: PostgresServer, url: str, game_id: str) -> list
         return db.execute("SELECT moves, status FROM games WHERE id = %s", (game_id,)).fetchall()
 
 
-def test_the_app_answers_503_while_its_database_is_gone(
-    postgres_server: PostgresServer, postgres_url: str
+def test_the_app_answers_503_while_its_server_is_stopped_and_serves_once_restarted(
+    postgres_server: PostgresServer, postgres_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     app = make_app(postgres_url, DATABASE_TIMEOUT=SHORT)
-    player: Listener | None = None
     try:
-        state, player = seated(app, "tictactoe")
-        cut_off(postgres_server, postgres_url)
-        health = app.test_client().get("/healthz")
-        assert health.status_code == 503 and health.get_json()["store"].startswith("unavailable")
-        assert app.test_client().get(f"/g/{state['id']}").status_code == 503
-        answer = player.emit(protocol.MOVE, {"game_id": state["id"], "move": "5"})
-        assert answer["code"] == protocol.STORE_UNAVAILABLE
+        state, player = seated(app, "tictactoe", settings={"level": "easy"})
+        game_id = state["id"]
+        postgres_server.stop()  # the session's server: started again below, whatever happens
+        try:
+            with caplog.at_level(logging.ERROR, logger="webapp.store"):
+                for name, call in every_call(service_of(app).store).items():
+                    with pytest.raises(StoreUnavailable):
+                        call()
+                    assert f"store: {name}" in caplog.text, name
+            health = app.test_client().get("/healthz")
+            assert health.status_code == 503
+            assert health.get_json()["store"].startswith("unavailable")
+            assert app.test_client().get(f"/g/{game_id}").status_code == 503
+            answer = player.emit(protocol.MOVE, {"game_id": game_id, "move": "5"})
+            assert answer["code"] == protocol.STORE_UNAVAILABLE
+        finally:
+            postgres_server.start()
+        wait_until(lambda: app.test_client().get("/healthz").status_code == 200)
+        player.emit(protocol.MOVE, {"game_id": game_id, "move": "5"})
+        replied = player.wait_for(protocol.STATE, lambda s: len(s["moves"]) == 2)
+        assert replied["moves"].startswith("5")
     finally:
-        restore(postgres_server, postgres_url)
         close_app(app)
