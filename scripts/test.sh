@@ -5,12 +5,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# The browser tests drive Debian's Chromium (never a downloaded browser).
-if [ ! -x /usr/bin/chromium ]; then
+# The browser tests drive Debian's Chromium (never a downloaded browser); the store
+# tests start Debian's PostgreSQL server programs (tests/servers.py), never a service.
+missing=()
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+compgen -G "/usr/lib/postgresql/*/bin/postgres" >/dev/null || missing+=(postgresql)
+if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" = 0 ] || sudo="sudo"
   $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
 fi
 
 [ -x .venv/bin/python ] || python3 -m venv .venv

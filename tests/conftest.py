@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.servers import postgres_server, postgres_url  # noqa: F401 (fixtures for every test)
 from webapp.engine.game import Game
 from webapp.games import new_game
 

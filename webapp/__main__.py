@@ -25,7 +25,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m webapp", description=__doc__.split("\n")[0])
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
     parser.add_argument("--port", type=int, default=5000, help="port (5000)")
-    parser.add_argument("--db", help="SQLite file (default: lookahead.sqlite3 in instance/)")
+    parser.add_argument(
+        "--db", help="SQLite file or postgresql:// URL (default: lookahead.sqlite3 in instance/)"
+    )
     parser.add_argument("--workers", type=int, default=2, help="search processes (2)")
     parser.add_argument(
         "--set",
@@ -37,7 +39,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     commands = parser.add_subparsers(dest="command", metavar="{prune}")
     prune = commands.add_parser("prune", help="delete abandoned and old games once, print how many")
-    prune.add_argument("--db", dest="prune_db", help="SQLite file (default: as the server)")
+    prune.add_argument(
+        "--db", dest="prune_db", help="SQLite file or postgresql:// URL (default: as the server)"
+    )
     unfinished, finished = retention.UNFINISHED_DAYS, retention.FINISHED_DAYS
     prune.add_argument(
         "--unfinished-days",

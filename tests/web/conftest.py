@@ -19,6 +19,7 @@ from flask_socketio import SocketIOTestClient
 from tests.web.fake_searches import HOLD_ENV, Holds
 from tests.web.held_engine import HELD
 from tests.web.helpers import Listener, create, make_app
+from tests.web.store_backends import BACKENDS, Backend, make_backend
 from webapp import protocol
 from webapp.web.app import close_app, socketio
 
@@ -28,6 +29,14 @@ def app(tmp_path: Path) -> Iterator[Flask]:
     made = make_app(tmp_path / "games.db")
     yield made
     close_app(made)
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
+    """Each store backend in turn, on a new empty database (PostgreSQL: the session's server)."""
+    name: str = request.param
+    url = request.getfixturevalue("postgres_url") if name == "postgresql" else None
+    return make_backend(name, tmp_path, url)
 
 
 @pytest.fixture

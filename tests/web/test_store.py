@@ -1,7 +1,9 @@
-"""The SQLite store (webapp/store): what is saved comes back, versions grow, saves compare-and-set.
+"""The store (webapp/store): what is saved comes back, versions grow, saves compare-and-set.
 
-Faults live in test_store_faults.py, migrations in test_store_migrations.py,
-corrupt rows in test_store_corrupt.py; they share ``game_record`` from here.
+Every test taking ``store`` or ``backend`` runs on each backend (SQLite, and
+PostgreSQL on the session's server). Faults live in test_store_faults.py and
+test_store_postgres.py, migrations in test_store_migrations.py, corrupt rows in
+test_store_corrupt.py; they share ``game_record`` from here.
 """
 
 from __future__ import annotations
@@ -14,18 +16,21 @@ from typing import Any
 
 import pytest
 
+from tests.web.store_backends import Backend
 from webapp.games import new_game
 from webapp.protocol import DEFAULT_SETTINGS
 from webapp.store import (
     CorruptRecord,
     GameExists,
     GameRecord,
+    GameStore,
     SQLiteStore,
     StoreUnavailable,
     VersionConflict,
     open_store,
     result_of,
 )
+from webapp.store.postgres import PostgresStore
 
 
 def game_record(
@@ -40,15 +45,14 @@ def game_record(
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[SQLiteStore]:
-    made = SQLiteStore(tmp_path / "games.db")
+def store(backend: Backend) -> Iterator[GameStore]:
+    made = backend.open()
     yield made
     made.close()
 
 
-def test_a_game_survives_reopening_the_file(tmp_path: Path) -> None:
-    path = tmp_path / "deep" / "games.db"
-    store = SQLiteStore(path)
+def test_a_game_survives_reopening_the_database(backend: Backend) -> None:
+    store = backend.open()
     game = game_record("abc", "44")
     store.create(game)
     game.moves, game.last_engine_move = "445", {"best_move": "5", "pv": "5"}
@@ -56,16 +60,22 @@ def test_a_game_survives_reopening_the_file(tmp_path: Path) -> None:
     store.save(game)
     store.close()
 
-    reopened = SQLiteStore(path)
+    reopened = backend.open()
     try:
         assert reopened.get("abc") == game
         assert game.version == 2
         assert reopened.get("nope") is None
+        assert reopened.get("no\x00such id") is None  # an untrusted id, whatever it holds
     finally:
         reopened.close()
 
 
-def test_create_sets_version_one_and_each_save_adds_one(store: SQLiteStore) -> None:
+def test_a_sqlite_file_is_made_with_its_folders(tmp_path: Path) -> None:
+    SQLiteStore(tmp_path / "deep" / "games.db").close()
+    assert (tmp_path / "deep" / "games.db").exists()
+
+
+def test_create_sets_version_one_and_each_save_adds_one(store: GameStore) -> None:
     game = game_record("abc")
     assert game.version == 0
     store.create(game)
@@ -78,7 +88,7 @@ def test_create_sets_version_one_and_each_save_adds_one(store: SQLiteStore) -> N
     assert stored is not None and stored.version == 4 and stored.moves == "445"
 
 
-def test_a_stale_save_raises_version_conflict_and_changes_nothing(store: SQLiteStore) -> None:
+def test_a_stale_save_raises_version_conflict_and_changes_nothing(store: GameStore) -> None:
     store.create(game_record("abc"))
     first, second = store.get("abc"), store.get("abc")
     assert first is not None and second is not None
@@ -92,13 +102,13 @@ def test_a_stale_save_raises_version_conflict_and_changes_nothing(store: SQLiteS
     assert store.get("abc") == first
 
 
-def test_saving_a_game_never_created_is_a_conflict(store: SQLiteStore) -> None:
+def test_saving_a_game_never_created_is_a_conflict(store: GameStore) -> None:
     with pytest.raises(VersionConflict):
         store.save(game_record("ghost"))
     assert store.get("ghost") is None
 
 
-def test_creating_an_id_twice_raises_game_exists_and_keeps_the_first(store: SQLiteStore) -> None:
+def test_creating_an_id_twice_raises_game_exists_and_keeps_the_first(store: GameStore) -> None:
     store.create(game_record("abc", "4"))
     again = game_record("abc", "3")
     with pytest.raises(GameExists):
@@ -113,7 +123,7 @@ def test_creating_an_id_twice_raises_game_exists_and_keeps_the_first(store: SQLi
     [{"moves": "88"}, {"status": "won", "winner": 0}, {"settings": {"level": "easy"}}],
     ids=["illegal-moves", "false-result", "partial-settings"],
 )
-def test_an_invalid_game_is_never_written(store: SQLiteStore, changes: dict[str, Any]) -> None:
+def test_an_invalid_game_is_never_written(store: GameStore, changes: dict[str, Any]) -> None:
     bad = game_record("bad")
     for name, value in changes.items():
         setattr(bad, name, value)
@@ -130,7 +140,7 @@ def test_an_invalid_game_is_never_written(store: SQLiteStore, changes: dict[str,
     assert stored is not None and stored.version == 1 and stored.moves == ""
 
 
-def test_playing_lists_unfinished_games_newest_first(store: SQLiteStore) -> None:
+def test_playing_lists_unfinished_games_newest_first(store: GameStore) -> None:
     for name, updated in (("old", "2030-01-01"), ("new", "2030-01-02")):
         store.create(game_record(name, updated_at=updated))
     store.create(game_record("won", "1212121"))
@@ -140,7 +150,22 @@ def test_playing_lists_unfinished_games_newest_first(store: SQLiteStore) -> None
     assert store.playing(0) == []
 
 
-def test_prune_deletes_exactly_the_old_games(store: SQLiteStore) -> None:
+def test_games_of_lists_one_seats_games_newest_first(store: GameStore) -> None:
+    for name, seat, updated in (
+        ("old", "mine", "2030-01-01T00:00:00+00:00"),
+        ("other", "theirs", "2030-01-02T00:00:00+00:00"),
+        ("won", "mine", "2030-01-03T00:00:00+00:00"),
+        ("new", "mine", "2030-01-04T00:00:00+00:00"),
+    ):
+        moves = "1212121" if name == "won" else ""
+        store.create(game_record(name, moves, seat_hash=seat, updated_at=updated))
+    assert [game.id for game in store.games_of("mine", 10)] == ["new", "won", "old"]
+    assert [game.id for game in store.games_of("mine", 2)] == ["new", "won"]
+    assert store.games_of("mine", 0) == [] and store.games_of("nobody", 10) == []
+    assert store.games_of("no\x00body", 10) == []
+
+
+def test_prune_deletes_exactly_the_old_games(store: GameStore) -> None:
     for game_id, moves, updated in (
         ("playing-old", "4", "2030-01-01T00:00:00+00:00"),
         ("playing-at-cut", "4", "2030-01-10T00:00:00+00:00"),
@@ -162,7 +187,7 @@ def test_prune_deletes_exactly_the_old_games(store: SQLiteStore) -> None:
     assert store.prune(unfinished_before="2030-01-10", finished_before="2030-01-01") == 0
 
 
-def test_prune_refuses_a_time_that_is_not_iso(store: SQLiteStore) -> None:
+def test_prune_refuses_a_time_that_is_not_iso(store: GameStore) -> None:
     store.create(game_record("abc"))
     with pytest.raises(ValueError, match="format"):
         store.prune(unfinished_before="last tuesday", finished_before="2030-01-01")
@@ -170,7 +195,7 @@ def test_prune_refuses_a_time_that_is_not_iso(store: SQLiteStore) -> None:
 
 
 def test_check_passes_and_a_closed_store_is_unavailable(
-    store: SQLiteStore, caplog: pytest.LogCaptureFixture
+    store: GameStore, caplog: pytest.LogCaptureFixture
 ) -> None:
     store.check()
     store.close()
@@ -184,10 +209,10 @@ def test_check_passes_and_a_closed_store_is_unavailable(
             store.create(game_record("abc"))
         with pytest.raises(StoreUnavailable):
             store.playing(10)
-    assert "check failed" in caplog.text and "closed database" in caplog.text
+    assert "check failed" in caplog.text and "get abc failed" in caplog.text
 
 
-def test_one_store_serves_many_threads(store: SQLiteStore) -> None:
+def test_one_store_serves_many_threads(store: GameStore) -> None:
     start = threading.Barrier(4)
 
     def play(thread: int) -> None:
@@ -220,7 +245,18 @@ def test_open_store_picks_the_backend_from_the_location(tmp_path: Path) -> None:
     assert (tmp_path / "c.db").exists()
 
 
+def test_open_store_opens_postgresql_urls(postgres_url: str) -> None:
+    for url in (postgres_url, postgres_url.replace("postgresql://", "postgres://", 1)):
+        store = open_store(url, timeout=1)
+        try:
+            assert isinstance(store, PostgresStore)
+            store.check()
+        finally:
+            store.close()
+
+
 def test_open_store_refuses_other_schemes_without_echoing_the_location() -> None:
     with pytest.raises(ValueError, match="sqlite://") as caught:
-        open_store("postgresql://lookahead:secret@db/games")
-    assert "postgresql" in str(caught.value) and "secret" not in str(caught.value)
+        open_store("mysql://lookahead:secret@db/games")
+    message = str(caught.value)
+    assert "'mysql'" in message and "postgresql://" in message and "secret" not in message

@@ -1,8 +1,9 @@
-"""Store faults (webapp/store/sqlite.py): a read-only or locked database, and two stores racing.
+"""Store faults: a read-only or locked SQLite file, and two stores racing (on each backend).
 
 A read-only or locked database must give ``StoreUnavailable`` with a log line
 (the service answers 503), never a raw ``sqlite3`` error; two stores on one
-file (two processes) must never both win a save of the same version.
+database (two processes) must never both win a save of the same version.
+PostgreSQL's own faults (a server gone) are in test_store_postgres.py.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.web.store_backends import Backend
 from tests.web.test_store import game_record
-from webapp.store import GameRecord, SQLiteStore, StoreUnavailable, VersionConflict
+from webapp.store import GameRecord, GameStore, SQLiteStore, StoreUnavailable, VersionConflict
 
 
 @pytest.fixture
@@ -108,13 +110,13 @@ def test_a_locked_database_is_unavailable_for_writes(
     assert game.version == 2
 
 
-def race(stores: list[SQLiteStore], rounds: int) -> list[list[int]]:
+def race(stores: list[GameStore], rounds: int) -> list[list[int]]:
     """Each round, every store reads "abc", then all save at once: who won each round."""
     start = threading.Barrier(len(stores), timeout=60)  # a bound on a hang, not a pace
     winners: list[list[int]] = [[] for _ in range(rounds)]
     failures: list[BaseException] = []
 
-    def play(index: int, store: SQLiteStore) -> None:
+    def play(index: int, store: GameStore) -> None:
         try:
             for turn in range(rounds):
                 game = store.get("abc")
@@ -141,9 +143,10 @@ def race(stores: list[SQLiteStore], rounds: int) -> list[list[int]]:
     return winners
 
 
-def test_two_stores_on_one_file_never_both_win_a_save(path: Path) -> None:
-    stores = [SQLiteStore(path), SQLiteStore(path)]  # two connections, as two processes
+def test_two_stores_on_one_database_never_both_win_a_save(backend: Backend) -> None:
+    stores = [backend.open(), backend.open()]  # two connections, as two processes
     try:
+        stores[0].create(game_record("abc"))
         outcomes = race(stores, rounds=30)
         final = stores[0].get("abc")
     finally:
@@ -154,9 +157,10 @@ def test_two_stores_on_one_file_never_both_win_a_save(path: Path) -> None:
     assert final.last_engine_move == {"round": 29, "by": outcomes[-1][0]}
 
 
-def test_a_stale_record_from_another_store_changes_nothing(path: Path) -> None:
-    first, second = SQLiteStore(path), SQLiteStore(path)
+def test_a_stale_record_from_another_store_changes_nothing(backend: Backend) -> None:
+    first, second = backend.open(), backend.open()
     try:
+        first.create(game_record("abc"))
         mine, theirs = first.get("abc"), second.get("abc")
         assert isinstance(mine, GameRecord) and isinstance(theirs, GameRecord)
         mine.moves, theirs.moves = "4", "3"

@@ -1,112 +1,91 @@
-"""Schema versions (webapp/store/migrations.py, sqlite.py): old ones upgraded, newer refused."""
+"""Schema versions (webapp/store/migrations.py, each backend's list): old upgraded, newer refused.
+
+Every test taking ``backend`` runs on SQLite and on PostgreSQL; each builds the old
+schema from that backend's exact statements (``store_backends.VERSION_1_SCHEMA``).
+"""
 
 from __future__ import annotations
 
 import json
 import logging
 import sqlite3
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from tests.web.store_backends import VERSION_1_SCHEMA, Backend
 from tests.web.test_store import game_record
 from webapp.protocol import DEFAULT_SETTINGS
-from webapp.store import SCHEMA_VERSION, SchemaError, SQLiteStore, StoreUnavailable, sqlite
+from webapp.store import (
+    SCHEMA_VERSION,
+    GameStore,
+    SchemaError,
+    SQLiteStore,
+    StoreUnavailable,
+    postgres,
+    sqlite,
+)
 
-#: The schema as the code before schema versions made it (user_version 0), copied verbatim.
-VERSION_1_SCHEMA = """
-CREATE TABLE IF NOT EXISTS games (
-    id TEXT PRIMARY KEY,
-    game TEXT NOT NULL,
-    moves TEXT NOT NULL,
-    settings TEXT NOT NULL,
-    seat_hash TEXT NOT NULL,
-    status TEXT NOT NULL,
-    winner INTEGER,
-    last_engine_move TEXT,
-    created_at TEXT NOT NULL,
-    updated_at TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS games_by_status ON games (status, updated_at);
-"""
 VERSION_1_GAMES = [
     ("a", "connect4", "44", None, "playing", None, "2030-01-01T00:00:00+00:00"),
     ("b", "tictactoe", "14253", {"best_move": "3"}, "won", 0, "2030-01-02T00:00:00+00:00"),
     ("c", "connect4", "", None, "playing", None, "2030-01-03T00:00:00+00:00"),
 ]
-
-
-def make_version_1_database(path: Path) -> None:
-    """A database as the code before schema versions left it, with ``VERSION_1_GAMES``."""
-    with sqlite3.connect(path) as db:
-        db.execute("PRAGMA journal_mode=WAL")
-        db.executescript(VERSION_1_SCHEMA)
-        for game_id, game, moves, last, status, winner, updated in VERSION_1_GAMES:
-            db.execute(
-                "INSERT INTO games (id, game, moves, settings, seat_hash, status, winner, "
-                "last_engine_move, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    game_id,
-                    game,
-                    moves,
-                    json.dumps(DEFAULT_SETTINGS),
-                    f"hash-{game_id}",
-                    status,
-                    winner,
-                    None if last is None else json.dumps(last),
-                    "2029-12-31T00:00:00+00:00",
-                    updated,
-                ),
-            )
-    db.close()
-
-
-#: The schema at version 2, as SQLite keeps it after migrations 1 and 2, copied verbatim.
-VERSION_2_SCHEMA = """
-CREATE TABLE games (
-    id TEXT PRIMARY KEY,
-    game TEXT NOT NULL,
-    moves TEXT NOT NULL,
-    settings TEXT NOT NULL,
-    seat_hash TEXT NOT NULL,
-    status TEXT NOT NULL,
-    winner INTEGER,
-    last_engine_move TEXT,
-    created_at TEXT NOT NULL,
-    updated_at TEXT NOT NULL,
-    version INTEGER NOT NULL DEFAULT 1
-);
-CREATE INDEX games_by_status ON games (status, updated_at);
+#: Version 2's additions to version 1, as the second migration of each backend made them.
+VERSION_2_CHANGES = """
+ALTER TABLE games ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
 CREATE INDEX games_by_update ON games (updated_at);
-PRAGMA user_version = 2;
 """
 CURRENT_INDEXES = ["games_by_seat", "games_by_status", "games_by_update"]
 
 
-def schema_of(path: Path) -> tuple[int, list[str], list[str]]:
-    """``(user_version, the games columns, the index names)`` of the file at ``path``."""
-    with sqlite3.connect(path) as db:
-        version = db.execute("PRAGMA user_version").fetchone()[0]
-        columns = [row[1] for row in db.execute("PRAGMA table_info(games)")]
-        indexes = sorted(
-            row[0]
-            for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")
-            if not row[0].startswith("sqlite_autoindex")
+def make_version_1_database(backend: Backend) -> None:
+    """A database as the code before schema versions left it, with ``VERSION_1_GAMES``."""
+    backend.script(VERSION_1_SCHEMA[backend.name])
+    for game_id, game, moves, last, status, winner, updated in VERSION_1_GAMES:
+        backend.execute(
+            "INSERT INTO games (id, game, moves, settings, seat_hash, status, winner, "
+            "last_engine_move, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                game_id,
+                game,
+                moves,
+                json.dumps(DEFAULT_SETTINGS),
+                f"hash-{game_id}",
+                status,
+                winner,
+                None if last is None else json.dumps(last),
+                "2029-12-31T00:00:00+00:00",
+                updated,
+            ),
         )
-    db.close()
-    return version, columns, indexes
+
+
+def make_version_2_database(backend: Backend) -> None:
+    """Version 2 (versions, no seat index), its games all of one seat at version 4."""
+    make_version_1_database(backend)
+    backend.script(VERSION_2_CHANGES)
+    backend.execute("UPDATE games SET seat_hash = 'same-seat', version = 4")
+    if backend.name == "sqlite":
+        backend.set_version(2)
+    else:
+        backend.script(
+            "CREATE TABLE lookahead_schema (version INTEGER NOT NULL);"
+            "INSERT INTO lookahead_schema (version) VALUES (2)"
+        )
 
 
 def test_every_backend_migration_list_reaches_the_schema_version() -> None:
-    assert len(sqlite.MIGRATIONS) == SCHEMA_VERSION
+    assert len(sqlite.MIGRATIONS) == len(postgres.MIGRATIONS) == SCHEMA_VERSION
 
 
-def test_a_version_1_database_keeps_every_game_and_gains_versions(tmp_path: Path) -> None:
-    path = tmp_path / "old.db"
-    make_version_1_database(path)
-    assert schema_of(path)[0] == 0
+def test_a_version_1_database_keeps_every_game_and_gains_versions(backend: Backend) -> None:
+    make_version_1_database(backend)
+    assert backend.schema()[0] == 0
 
-    store = SQLiteStore(path)
+    store = backend.open()
     try:
         for game_id, game, moves, last, status, winner, updated in VERSION_1_GAMES:
             stored = store.get(game_id)
@@ -123,36 +102,17 @@ def test_a_version_1_database_keeps_every_game_and_gains_versions(tmp_path: Path
         assert migrated.version == 2
     finally:
         store.close()
-    version, columns, indexes = schema_of(path)
+    version, columns, indexes = backend.schema()
     assert version == SCHEMA_VERSION
     assert columns[-1] == "version"
     assert indexes == CURRENT_INDEXES
 
 
-def test_a_version_2_database_keeps_every_game_and_lists_them_by_seat(tmp_path: Path) -> None:
-    path = tmp_path / "v2.db"
-    with sqlite3.connect(path) as db:
-        db.executescript(VERSION_2_SCHEMA)
-        for game_id, game, moves, _, status, winner, updated in VERSION_1_GAMES:
-            db.execute(
-                "INSERT INTO games (id, game, moves, settings, seat_hash, status, winner, "
-                "created_at, updated_at, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 4)",
-                (
-                    game_id,
-                    game,
-                    moves,
-                    json.dumps(DEFAULT_SETTINGS),
-                    "same-seat",
-                    status,
-                    winner,
-                    "2029-12-31T00:00:00+00:00",
-                    updated,
-                ),
-            )
-    db.close()
-    assert schema_of(path)[0] == 2
+def test_a_version_2_database_keeps_every_game_and_lists_them_by_seat(backend: Backend) -> None:
+    make_version_2_database(backend)
+    assert backend.schema()[0] == 2
 
-    store = SQLiteStore(path)
+    store = backend.open()
     try:
         mine = store.games_of("same-seat", 10)
         assert [game.id for game in mine] == ["c", "b", "a"]  # newest first
@@ -161,7 +121,7 @@ def test_a_version_2_database_keeps_every_game_and_lists_them_by_seat(tmp_path: 
         assert store.games_of("someone-else", 10) == []
     finally:
         store.close()
-    assert schema_of(path)[0::2] == (SCHEMA_VERSION, CURRENT_INDEXES)
+    assert backend.schema()[0::2] == (SCHEMA_VERSION, CURRENT_INDEXES)
 
 
 def test_games_of_a_seat_use_an_index(tmp_path: Path) -> None:
@@ -177,61 +137,89 @@ def test_games_of_a_seat_use_an_index(tmp_path: Path) -> None:
     assert "games_by_seat" in steps and "TEMP B-TREE" not in steps, plan  # no sort either
 
 
-def test_a_new_database_is_made_at_the_current_version(tmp_path: Path) -> None:
-    SQLiteStore(tmp_path / "new.db").close()
-    version, columns, indexes = schema_of(tmp_path / "new.db")
+def test_a_new_database_is_made_at_the_current_version(backend: Backend) -> None:
+    backend.open().close()
+    version, columns, indexes = backend.schema()
     assert version == SCHEMA_VERSION and "version" in columns
     assert indexes == CURRENT_INDEXES
 
 
 def test_reopening_a_current_database_migrates_nothing(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    backend: Backend, caplog: pytest.LogCaptureFixture
 ) -> None:
-    path = tmp_path / "games.db"
-    store = SQLiteStore(path)
+    store = backend.open()
     store.create(game_record("abc"))
     store.close()
     with caplog.at_level(logging.INFO, logger="webapp.store"):
-        store = SQLiteStore(path)
+        store = backend.open()
     store.close()
     assert "migrating" not in caplog.text
 
 
-def test_a_newer_schema_is_refused_and_left_untouched(tmp_path: Path) -> None:
-    path = tmp_path / "future.db"
-    SQLiteStore(path).close()
-    with sqlite3.connect(path) as db:
-        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
-    db.close()
-    before = path.read_bytes()
+# PostgreSQL only: two SQLiteStores opening one new file at once can fail with "database is
+# locked" (PRAGMA journal_mode=WAL does not wait for the other connection's lock).
+@pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
+def test_two_servers_opening_a_new_database_at_once_migrate_it_once(
+    backend: Backend, caplog: pytest.LogCaptureFixture
+) -> None:
+    start = threading.Barrier(2, timeout=60)  # a bound on a hang, not a pace
+    opened: list[GameStore] = []
+    failures: list[BaseException] = []
+
+    def open_store() -> None:
+        try:
+            start.wait()
+            opened.append(backend.open(timeout=30))
+        except BaseException as err:
+            failures.append(err)
+
+    with caplog.at_level(logging.INFO, logger="webapp.store"):
+        threads = [threading.Thread(target=open_store) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    for store in opened:
+        store.close()
+    assert not failures, failures
+    assert caplog.text.count(f"migrating the schema to version {SCHEMA_VERSION}") == 1
+    assert backend.schema()[0::2] == (SCHEMA_VERSION, CURRENT_INDEXES)
+
+
+def test_a_newer_schema_is_refused_and_left_untouched(backend: Backend) -> None:
+    store = backend.open()
+    store.create(game_record("abc"))
+    store.close()
+    backend.set_version(SCHEMA_VERSION + 1)
+    before = backend.schema(), backend.execute("SELECT id, version FROM games")
     with pytest.raises(SchemaError, match=f"version {SCHEMA_VERSION + 1}, newer"):
-        SQLiteStore(path)
-    assert path.read_bytes() == before
+        backend.open()
+    assert (backend.schema(), backend.execute("SELECT id, version FROM games")) == before
 
 
 def test_a_failed_migration_leaves_the_database_as_it_was(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    backend: Backend, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = tmp_path / "old.db"
-    make_version_1_database(path)
-    broken = ("CREATE TABLE extra (x)", "INSERT INTO no_such_table VALUES (1)")
-    monkeypatch.setattr(sqlite, "MIGRATIONS", (*sqlite.MIGRATIONS, broken))
+    module: Any = sqlite if backend.name == "sqlite" else postgres
+    make_version_1_database(backend)
+    broken = ("CREATE TABLE extra (x INTEGER)", "INSERT INTO no_such_table VALUES (1)")
+    monkeypatch.setattr(module, "MIGRATIONS", (*module.MIGRATIONS, broken))
     with pytest.raises(StoreUnavailable, match="no_such_table"):
-        SQLiteStore(path)
-    version, columns, indexes = schema_of(path)
+        backend.open()
+    version, columns, indexes = backend.schema()
     assert (version, indexes) == (0, ["games_by_status"])  # version 2's changes rolled back too
     assert "version" not in columns
 
-    def fails(db: sqlite3.Connection) -> None:
+    def fails(db: object) -> None:
         raise RuntimeError("cannot rewrite")
 
-    monkeypatch.setattr(sqlite, "MIGRATIONS", (*sqlite.MIGRATIONS[:2], fails))
+    monkeypatch.setattr(module, "MIGRATIONS", (*module.MIGRATIONS[:2], fails))
     with pytest.raises(SchemaError, match="migration to version 3 failed: cannot rewrite"):
-        SQLiteStore(path)
-    assert schema_of(path)[0] == 0
+        backend.open()
+    assert backend.schema()[0] == 0
 
     monkeypatch.undo()
-    store = SQLiteStore(path)  # the real migrations still apply afterwards
+    store = backend.open()  # the real migrations still apply afterwards
     try:
         assert len(store.playing(10)) == 2
     finally:

@@ -8,11 +8,13 @@ Modules, one role each:
 * ``rows``        a record as a row of plain values and back (shared by SQL backends)
 * ``migrations``  ``SCHEMA_VERSION`` and the rules of the migration runner
 * ``sqlite``      ``SQLiteStore``, the embedded default, with its SQL and migrations
+* ``postgres``    ``PostgresStore`` (psycopg 3 and its pool), for several servers on one database
 * ``backends``    ``open_store(location)``: the backend a location names
 
-Use ``open_store("instance/lookahead.sqlite3")``. A later backend (PostgreSQL)
-adds one module with its own SQL and migration list; validation, the row
-mapping and the runner's rules are shared.
+Use ``open_store("instance/lookahead.sqlite3")`` or
+``open_store("postgresql://user@host:5432/lookahead")``. Each backend is one
+module with its own SQL and migration list; validation, the row mapping and
+the runner's rules are shared.
 
 Schema (version 3)
 ------------------
@@ -47,7 +49,8 @@ with a log line naming the operation and the cause.
 
 Schema versions and migrations
 ------------------------------
-The database records its schema version (SQLite: ``PRAGMA user_version``).
+The database records its schema version (SQLite: ``PRAGMA user_version``;
+PostgreSQL: the one-row table ``lookahead_schema``, see ``postgres.py``).
 Version 1 is the first schema; a database made before versions existed has
 ``user_version`` 0 and a ``games`` table, and counts as version 1. Opening a
 store runs the pending migrations in one transaction (a failure leaves the
@@ -56,7 +59,7 @@ refused with ``SchemaError`` rather than misread.
 
 To change the schema:
 
-1. Append one migration to ``MIGRATIONS`` in each backend (``sqlite.py``):
+1. Append one migration to ``MIGRATIONS`` in each backend (``sqlite.py``, ``postgres.py``):
    a tuple of SQL statements, or a function given the connection for what
    SQL cannot do. Never edit a migration that has shipped.
 2. Raise ``SCHEMA_VERSION`` in ``migrations.py`` by one and note what changed.

@@ -1,4 +1,4 @@
-"""``open_store``: the backend a location names (a file path today; PostgreSQL comes later)."""
+"""``open_store``: the backend a location names (a SQLite file path, or a PostgreSQL URL)."""
 
 from __future__ import annotations
 
@@ -8,21 +8,27 @@ from webapp.store.record import GameStore
 from webapp.store.sqlite import SQLiteStore
 
 #: The URL schemes ``open_store`` knows (a plain path needs none).
-SCHEMES = ("sqlite",)
+SCHEMES = ("sqlite", "postgresql", "postgres")
 
 
 def open_store(location: str | Path, *, timeout: float = 5.0) -> GameStore:
     """The store at ``location``; ``timeout`` is how long a write waits for a lock (seconds).
 
-    ``location`` is a SQLite file path, ``":memory:"``, or a ``sqlite://`` URL
-    as SQLAlchemy writes them (``sqlite:///relative.db``, ``sqlite:////abs.db``,
-    ``sqlite://`` for memory). Any other scheme raises ValueError naming the
-    supported ones (the location itself is not repeated: it may hold a password).
+    ``location`` is a SQLite file path, ``":memory:"``, a ``sqlite://`` URL as
+    SQLAlchemy writes them (``sqlite:///relative.db``, ``sqlite:////abs.db``,
+    ``sqlite://`` for memory), or a PostgreSQL URL (``postgresql://user@host:port/db``,
+    or ``postgres://``; libpq's form, so ``?sslmode=...`` and the like work).
+    Any other scheme raises ValueError naming the supported ones (the location
+    itself is not repeated: it may hold a password).
     """
     text = str(location)
     if "://" not in text:
         return SQLiteStore(location, timeout=timeout)
     scheme, rest = text.split("://", 1)
+    if scheme in ("postgresql", "postgres"):
+        from webapp.store.postgres import PostgresStore  # psycopg only when it is used
+
+        return PostgresStore(text, timeout=timeout)
     if scheme != "sqlite":
         supported = ", ".join(f"{name}://" for name in SCHEMES)
         raise ValueError(
