@@ -27,6 +27,7 @@ from webapp.store import (
     SQLiteStore,
     StoreUnavailable,
     VersionConflict,
+    describe,
     open_store,
     result_of,
 )
@@ -260,3 +261,11 @@ def test_open_store_refuses_other_schemes_without_echoing_the_location() -> None
         open_store("mysql://lookahead:secret@db/games")
     message = str(caught.value)
     assert "'mysql'" in message and "postgresql://" in message and "secret" not in message
+
+
+def test_a_location_in_a_log_line_never_shows_a_password() -> None:
+    assert describe("postgresql://me:secret@db.example:5433/games") == (
+        "postgresql://me:***@db.example:5433/games"
+    )
+    assert describe("postgresql://me@db/games") == "postgresql://me@db/games"
+    assert describe("/var/lib/lookahead/games.sqlite3") == "/var/lib/lookahead/games.sqlite3"

@@ -69,7 +69,7 @@ To change the schema:
    ``CREATE`` statements, copied into the test) and finds every game intact.
 """
 
-from webapp.store.backends import SCHEMES, open_store
+from webapp.store.backends import SCHEMES, describe, open_store
 from webapp.store.errors import (
     CorruptRecord,
     GameExists,
@@ -96,6 +96,7 @@ __all__ = [
     "StoreUnavailable",
     "VersionConflict",
     "days_ago",
+    "describe",
     "now",
     "open_store",
     "result_of",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from webapp.store.record import GameStore
 from webapp.store.sqlite import SQLiteStore
@@ -35,3 +36,18 @@ def open_store(location: str | Path, *, timeout: float = 5.0) -> GameStore:
             f"unsupported store scheme {scheme!r}: give a SQLite file path or one of {supported}"
         )
     return SQLiteStore(rest[1:] if rest else ":memory:", timeout=timeout)
+
+
+def describe(location: str | Path) -> str:
+    """``location`` fit for a log line: a URL's password is left out."""
+    text = str(location)
+    if "://" not in text:
+        return text
+    parts = urlsplit(text)
+    if parts.password is None:
+        return text
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host += f":{parts.port}"
+    user = f"{parts.username}:***@" if parts.username else "***@"
+    return parts._replace(netloc=user + host).geturl()

@@ -19,7 +19,7 @@ from flask import Flask
 from webapp.services import GameService, retention
 from webapp.services.retention import RetentionSchedule
 from webapp.services.searches import RETRY_DELAYS
-from webapp.store import GameStore, open_store
+from webapp.store import GameStore, describe, open_store
 from webapp.web import admission, api, identity, pages, sockets  # noqa: F401  (sockets registers its handlers)
 from webapp.web.extensions import socketio
 from webapp.web.packets import SafePacket
@@ -127,7 +127,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     if schedule is not None:
         schedule.start(socketio.start_background_task)
         weakref.finalize(app, schedule.stop)
-    log.info("Lookahead: games in %s, %d search workers", database, pool.size)
+    log.info("Lookahead: games in %s, %d search workers", describe(database), pool.size)
     return app
 
 
