@@ -23,6 +23,7 @@ from webapp.store import (
     SQLiteStore,
     StoreUnavailable,
     VersionConflict,
+    days_ago,
     open_store,
     result_of,
 )
@@ -160,6 +161,11 @@ def test_prune_deletes_exactly_the_old_games(store: SQLiteStore) -> None:
         assert (store.get(game_id) is not None) == (game_id in kept), game_id
     assert store.get("drawn-old") is None
     assert store.prune(unfinished_before="2030-01-10", finished_before="2030-01-01") == 0
+    fresh = game_record("fresh")
+    store.create(fresh)  # updated now: younger than any retention
+    assert store.prune(unfinished_before=days_ago(1), finished_before=days_ago(1)) == 0
+    assert store.prune(unfinished_before=days_ago(-1), finished_before=days_ago(1)) == 1
+    assert store.get("fresh") is None and store.get("playing-new") is not None  # (in 2030)
 
 
 def test_prune_refuses_a_time_that_is_not_iso(store: SQLiteStore) -> None:

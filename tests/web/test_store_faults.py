@@ -51,8 +51,10 @@ def test_a_read_only_database_is_unavailable_for_writes(
             store.prune(unfinished_before="2100-01-01", finished_before="2100-01-01")
         with pytest.raises(StoreUnavailable):
             store.check()  # the health check sees it too, though reads work
-    assert "save abc failed: OperationalError: attempt to write a readonly database" in caplog.text
-    assert "create new failed" in caplog.text
+    assert (
+        "save 'abc' failed: OperationalError: attempt to write a readonly database" in caplog.text
+    )
+    assert "create 'new' failed" in caplog.text
     assert game.version == 1
     store._db.execute("PRAGMA query_only = OFF")
     stored = store.get("abc")
@@ -98,7 +100,7 @@ def test_a_locked_database_is_unavailable_for_writes(
                 store.create(game_record("new"))
             with pytest.raises(StoreUnavailable, match="locked"):
                 store.check()
-        assert "save abc failed: OperationalError: database is locked" in caplog.text
+        assert "save 'abc' failed: OperationalError: database is locked" in caplog.text
         assert game.version == 1
     finally:
         other.execute("ROLLBACK")
