@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -169,3 +171,42 @@ def test_a_stale_record_from_another_store_changes_nothing(path: Path) -> None:
     finally:
         first.close()
         second.close()
+
+
+#: A process that adds one to a counter in game "abc" ``ROUNDS`` times, retrying on conflicts.
+COUNTER = """
+import sys
+from webapp.store import SQLiteStore, VersionConflict
+
+store, done = SQLiteStore(sys.argv[1]), 0
+while done < int(sys.argv[2]):
+    game = store.get("abc")
+    game.last_engine_move = {"count": (game.last_engine_move or {}).get("count", 0) + 1}
+    try:
+        store.save(game)
+        done += 1
+    except VersionConflict:
+        pass  # another process saved first: read again
+store.close()
+"""
+
+
+def test_two_processes_counting_on_one_game_lose_no_update(path: Path) -> None:
+    rounds = 100
+    root = Path(__file__).resolve().parents[2]
+    command = [sys.executable, "-c", COUNTER, str(path), str(rounds)]
+    children = [subprocess.Popen(command, cwd=root) for _ in range(2)]
+    try:
+        assert [child.wait(timeout=120) for child in children] == [0, 0]
+    finally:
+        for child in children:  # none outlives a failure
+            if child.poll() is None:
+                child.kill()
+                child.wait()
+    store = SQLiteStore(path)
+    try:
+        game = store.get("abc")
+    finally:
+        store.close()
+    assert game is not None and game.last_engine_move == {"count": 2 * rounds}
+    assert game.version == 1 + 2 * rounds
