@@ -10,7 +10,8 @@ Modules, one role each:
 * ``sqlite``      ``SQLiteStore``, the embedded default, with its SQL and migrations
 * ``backends``    ``open_store(location)``: the backend a location names
 
-Use ``open_store("instance/lookahead.sqlite3")``. A later backend (PostgreSQL)
+Use ``open_store("instance/lookahead.sqlite3")`` (``SQLiteStore(path,
+read_only=True)`` opens a file for reading only). A later backend (PostgreSQL)
 adds one module with its own SQL and migration list; validation, the row
 mapping and the runner's rules are shared.
 
