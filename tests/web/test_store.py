@@ -27,6 +27,7 @@ from webapp.store import (
     SQLiteStore,
     StoreUnavailable,
     VersionConflict,
+    days_ago,
     describe,
     open_store,
     result_of,
@@ -186,6 +187,11 @@ def test_prune_deletes_exactly_the_old_games(store: GameStore) -> None:
         assert (store.get(game_id) is not None) == (game_id in kept), game_id
     assert store.get("drawn-old") is None
     assert store.prune(unfinished_before="2030-01-10", finished_before="2030-01-01") == 0
+    fresh = game_record("fresh")
+    store.create(fresh)  # updated now: younger than any retention
+    assert store.prune(unfinished_before=days_ago(1), finished_before=days_ago(1)) == 0
+    assert store.prune(unfinished_before=days_ago(-1), finished_before=days_ago(1)) == 1
+    assert store.get("fresh") is None and store.get("playing-new") is not None  # (in 2030)
 
 
 def test_prune_refuses_a_time_that_is_not_iso(store: GameStore) -> None:
@@ -210,7 +216,7 @@ def test_check_passes_and_a_closed_store_is_unavailable(
             store.create(game_record("abc"))
         with pytest.raises(StoreUnavailable):
             store.playing(10)
-    assert "check failed" in caplog.text and "get abc failed" in caplog.text
+    assert "check failed" in caplog.text and "get 'abc' failed" in caplog.text
 
 
 def test_one_store_serves_many_threads(store: GameStore) -> None:

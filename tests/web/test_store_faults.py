@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -53,8 +55,10 @@ def test_a_read_only_database_is_unavailable_for_writes(
             store.prune(unfinished_before="2100-01-01", finished_before="2100-01-01")
         with pytest.raises(StoreUnavailable):
             store.check()  # the health check sees it too, though reads work
-    assert "save abc failed: OperationalError: attempt to write a readonly database" in caplog.text
-    assert "create new failed" in caplog.text
+    assert (
+        "save 'abc' failed: OperationalError: attempt to write a readonly database" in caplog.text
+    )
+    assert "create 'new' failed" in caplog.text
     assert game.version == 1
     store._db.execute("PRAGMA query_only = OFF")
     stored = store.get("abc")
@@ -100,7 +104,7 @@ def test_a_locked_database_is_unavailable_for_writes(
                 store.create(game_record("new"))
             with pytest.raises(StoreUnavailable, match="locked"):
                 store.check()
-        assert "save abc failed: OperationalError: database is locked" in caplog.text
+        assert "save 'abc' failed: OperationalError: database is locked" in caplog.text
         assert game.version == 1
     finally:
         other.execute("ROLLBACK")
@@ -171,3 +175,42 @@ def test_a_stale_record_from_another_store_changes_nothing(backend: Backend) -> 
     finally:
         first.close()
         second.close()
+
+
+#: A process that adds one to a counter in game "abc" ``ROUNDS`` times, retrying on conflicts.
+COUNTER = """
+import sys
+from webapp.store import SQLiteStore, VersionConflict
+
+store, done = SQLiteStore(sys.argv[1]), 0
+while done < int(sys.argv[2]):
+    game = store.get("abc")
+    game.last_engine_move = {"count": (game.last_engine_move or {}).get("count", 0) + 1}
+    try:
+        store.save(game)
+        done += 1
+    except VersionConflict:
+        pass  # another process saved first: read again
+store.close()
+"""
+
+
+def test_two_processes_counting_on_one_game_lose_no_update(path: Path) -> None:
+    rounds = 100
+    root = Path(__file__).resolve().parents[2]
+    command = [sys.executable, "-c", COUNTER, str(path), str(rounds)]
+    children = [subprocess.Popen(command, cwd=root) for _ in range(2)]
+    try:
+        assert [child.wait(timeout=120) for child in children] == [0, 0]
+    finally:
+        for child in children:  # none outlives a failure
+            if child.poll() is None:
+                child.kill()
+                child.wait()
+    store = SQLiteStore(path)
+    try:
+        game = store.get("abc")
+    finally:
+        store.close()
+    assert game is not None and game.last_engine_move == {"count": 2 * rounds}
+    assert game.version == 1 + 2 * rounds

@@ -100,7 +100,7 @@ def test_a_database_gone_fails_every_call_and_serves_again_when_back(
     cut_off(postgres_server, postgres_url)
     with caplog.at_level(logging.ERROR, logger="webapp.store"):
         for name, call in every_call(store).items():
-            with pytest.raises(StoreUnavailable, match=f"{name}( abc| new)? failed"):
+            with pytest.raises(StoreUnavailable, match=f"{name}( 'abc'| 'new')? failed"):
                 call()
             assert f"store: {name}" in caplog.text, name
     restore(postgres_server, postgres_url)

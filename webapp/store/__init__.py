@@ -12,9 +12,10 @@ Modules, one role each:
 * ``backends``    ``open_store(location)``: the backend a location names
 
 Use ``open_store("instance/lookahead.sqlite3")`` or
-``open_store("postgresql://user@host:5432/lookahead")``. Each backend is one
-module with its own SQL and migration list; validation, the row mapping and
-the runner's rules are shared.
+``open_store("postgresql://user@host:5432/lookahead")`` (``SQLiteStore(path,
+read_only=True)`` opens a file for reading only). Each backend is one module
+with its own SQL and migration list; validation, the row mapping and the
+runner's rules are shared.
 
 Schema (version 3)
 ------------------

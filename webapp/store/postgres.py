@@ -140,7 +140,7 @@ class PostgresStore:
     def create(self, record: GameRecord) -> None:
         stored = replace(record, version=1)
         validate(stored)
-        with self._connection(f"create {record.id}") as conn:
+        with self._connection(f"create {record.id!r}") as conn:
             if conn.execute(_INSERT, to_row(stored)).rowcount != 1:
                 raise GameExists(record.id)
         record.version = 1
@@ -148,7 +148,7 @@ class PostgresStore:
     def get(self, game_id: str) -> GameRecord | None:
         if not _storable(game_id):
             return None  # no such game can have been stored
-        with self._connection(f"get {game_id}") as conn:
+        with self._connection(f"get {game_id!r}") as conn:
             row = conn.execute(f"{_SELECT} WHERE id = %s", (game_id,)).fetchone()
         if row is None:
             return None
@@ -163,7 +163,7 @@ class PostgresStore:
         validate(stored)
         row = dict(zip(COLUMNS, to_row(stored), strict=True))
         values = [row[name] for name in _UPDATED] + [record.id, record.version]
-        with self._connection(f"save {record.id}") as conn:
+        with self._connection(f"save {record.id!r}") as conn:
             if conn.execute(_UPDATE, values).rowcount != 1:
                 raise VersionConflict(record.id, record.version)
         record.version += 1

@@ -112,7 +112,7 @@ class SQLiteStore:
     def create(self, record: GameRecord) -> None:
         stored = replace(record, version=1)
         validate(stored)
-        with self._lock, _guard(f"create {record.id}"):
+        with self._lock, _guard(f"create {record.id!r}"):
             try:
                 with self._transaction():
                     self._db.execute(_INSERT, to_row(stored))
@@ -121,7 +121,7 @@ class SQLiteStore:
         record.version = 1
 
     def get(self, game_id: str) -> GameRecord | None:
-        with self._lock, _guard(f"get {game_id}"):
+        with self._lock, _guard(f"get {game_id!r}"):
             row = self._db.execute(f"{_SELECT} WHERE id = ?", (game_id,)).fetchone()
         if row is None:
             return None
@@ -136,7 +136,7 @@ class SQLiteStore:
         validate(stored)
         row = dict(zip(COLUMNS, to_row(stored), strict=True))
         values = [row[name] for name in _UPDATED] + [record.id, record.version]
-        with self._lock, _guard(f"save {record.id}"), self._transaction():
+        with self._lock, _guard(f"save {record.id!r}"), self._transaction():
             if self._db.execute(_UPDATE, values).rowcount != 1:
                 raise VersionConflict(record.id, record.version)
         record.version += 1
@@ -230,7 +230,7 @@ class SQLiteStore:
                         for statement in migration:
                             self._db.execute(statement)
                 except sqlite3.Error:
-                    raise
+                    raise  # the database failed, not the migration: StoreUnavailable
                 except Exception as err:
                     raise SchemaError(f"migration to version {version} failed: {err}") from err
                 self._db.execute(f"PRAGMA user_version = {int(version)}")
