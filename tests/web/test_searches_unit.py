@@ -39,6 +39,11 @@ class InstantPool:
     def submit(self, job: SearchJob) -> int:
         job.id = len(self.submitted) + 1
         self.submitted.append(job)
+        self.finish(job)
+        return job.id
+
+    def finish(self, job: SearchJob) -> None:
+        """Run ``job`` and report it as the relay thread would."""
         result = run_search(
             job.game,
             job.moves,
@@ -50,7 +55,6 @@ class InstantPool:
             cancel=_Never(),
         )
         self.on_result(job, result, None)
-        return job.id
 
     def has_room(self, *_: Any, **__: Any) -> bool:
         return True
@@ -72,20 +76,6 @@ class ManualPool(InstantPool):
         job.id = len(self.submitted) + 1
         self.submitted.append(job)
         return job.id
-
-    def finish(self, job: SearchJob) -> None:
-        """Run ``job`` and report it as the relay thread would."""
-        result = run_search(
-            job.game,
-            job.moves,
-            job.algorithm,
-            job.limits,
-            move_scores=job.move_scores,
-            seed=job.seed,
-            progress=lambda progress: None,
-            cancel=_Never(),
-        )
-        self.on_result(job, result, None)
 
 
 @pytest.fixture
