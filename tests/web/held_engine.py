@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from tests.web.fake_searches import HOLD_ENV, POLL
-from webapp.engine.search import CancelFlag, Limits, Progress
+from webapp.engine.search import Limits
 from webapp.workers.worker import run_search
 
 HELD = "tests.web.held_engine:held_engine"
@@ -30,71 +29,31 @@ def label(game: str, moves: str) -> str:
 
 
 def held_engine(
-    game: str,
-    moves: str,
-    algorithm: str,
-    limits: Limits,
-    *,
-    move_scores: bool,
-    seed: int | None,
-    progress: Callable[[Progress], None],
-    cancel: CancelFlag,
+    game: str, moves: str, algorithm: str, limits: Limits, **options: Any
 ) -> dict[str, Any]:
+    """``run_search`` once the test releases it (``options``: its keyword arguments)."""
     folder = Path(os.environ[HOLD_ENV])
     name = label(game, moves)
     _mark(folder, "started", name)
     while not (folder / "release-all").exists():
-        if cancel.is_set():
+        if options["cancel"].is_set():
             _mark(folder, "cancelled", name)
             # What a real search cut short returns: a move from the depths it finished.
-            return run_search(
-                game,
-                moves,
-                algorithm,
-                Limits(depth=1),
-                move_scores=move_scores,
-                seed=seed,
-                progress=progress,
-                cancel=_NEVER,
-            )
+            cut_short = options | {"cancel": _NEVER}
+            return run_search(game, moves, algorithm, Limits(depth=1), **cut_short)
         time.sleep(POLL)
-    return run_search(
-        game,
-        moves,
-        algorithm,
-        limits,
-        move_scores=move_scores,
-        seed=seed,
-        progress=progress,
-        cancel=cancel,
-    )
+    return run_search(game, moves, algorithm, limits, **options)
 
 
 def crashing_engine(
-    game: str,
-    moves: str,
-    algorithm: str,
-    limits: Limits,
-    *,
-    move_scores: bool,
-    seed: int | None,
-    progress: Callable[[Progress], None],
-    cancel: CancelFlag,
+    game: str, moves: str, algorithm: str, limits: Limits, **options: Any
 ) -> dict[str, Any]:
+    """``run_search``, but its worker dies until the test says ``heal``."""
     folder = Path(os.environ[HOLD_ENV])
     _mark(folder, "started", label(game, moves))
     if not (folder / "heal").exists():
         os._exit(3)  # a worker dying mid-search, as a segfault or the OOM killer would
-    return run_search(
-        game,
-        moves,
-        algorithm,
-        limits,
-        move_scores=move_scores,
-        seed=seed,
-        progress=progress,
-        cancel=cancel,
-    )
+    return run_search(game, moves, algorithm, limits, **options)
 
 
 class _Never:

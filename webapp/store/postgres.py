@@ -35,7 +35,6 @@ import psycopg
 from psycopg_pool import ConnectionPool
 
 from webapp.store.errors import (
-    CorruptRecord,
     GameExists,
     SchemaError,
     StoreUnavailable,
@@ -43,7 +42,7 @@ from webapp.store.errors import (
 )
 from webapp.store.migrations import Migration, pending
 from webapp.store.record import GameRecord, utc_iso
-from webapp.store.rows import COLUMNS, from_row, to_row
+from webapp.store.rows import COLUMNS, UPDATED, first_valid, loaded, to_row, update_values
 from webapp.store.validate import validate
 
 log = logging.getLogger(__name__)
@@ -89,9 +88,8 @@ _INSERT = (
     "ON CONFLICT (id) DO NOTHING"
 )
 #: What ``save`` changes; id, game, seat_hash and created_at never change.
-_UPDATED = ("moves", "settings", "status", "winner", "last_engine_move", "updated_at", "version")
 _UPDATE = (
-    f"UPDATE games SET {', '.join(f'{name} = %s' for name in _UPDATED)} "
+    f"UPDATE games SET {', '.join(f'{name} = %s' for name in UPDATED)} "
     "WHERE id = %s AND version = %s"
 )
 #: Rows fetched at a time while reading past corrupt rows.
@@ -150,19 +148,10 @@ class PostgresStore:
             return None  # no such game can have been stored
         with self._connection(f"get {game_id!r}") as conn:
             row = conn.execute(f"{_SELECT} WHERE id = %s", (game_id,)).fetchone()
-        if row is None:
-            return None
-        try:
-            return from_row(row)
-        except CorruptRecord as err:
-            log.error("store: game %r cannot be loaded: %s", err.game_id, err.reason)
-            raise
+        return None if row is None else loaded(row)
 
     def save(self, record: GameRecord) -> None:
-        stored = replace(record, version=record.version + 1)
-        validate(stored)
-        row = dict(zip(COLUMNS, to_row(stored), strict=True))
-        values = [row[name] for name in _UPDATED] + [record.id, record.version]
+        values = update_values(record)
         with self._connection(f"save {record.id!r}") as conn:
             if conn.execute(_UPDATE, values).rowcount != 1:
                 raise VersionConflict(record.id, record.version)
@@ -205,9 +194,8 @@ class PostgresStore:
         self, query: str, params: tuple[Any, ...], limit: int, operation: str
     ) -> list[GameRecord]:
         """Up to ``limit`` valid records of ``query``, read past corrupt rows (each logged)."""
-        found: list[GameRecord] = []
         if limit <= 0:
-            return found
+            return []
         with (
             self._connection(operation) as conn,
             conn.transaction(),  # a named (server-side) cursor lives in a transaction
@@ -215,15 +203,7 @@ class PostgresStore:
         ):
             rows.itersize = min(limit, _BATCH)
             rows.execute(query, params)
-            for row in rows:
-                try:
-                    found.append(from_row(row))
-                except CorruptRecord as err:
-                    log.error("store: game %r skipped: %s", err.game_id, err.reason)
-                    continue
-                if len(found) == limit:
-                    break
-        return found
+            return first_valid(rows, limit)
 
     @contextmanager
     def _connection(self, operation: str) -> Iterator[Connection]:

@@ -8,12 +8,16 @@ backend hands out only games the service can load.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import logging
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from webapp.store.errors import CorruptRecord
 from webapp.store.record import GameRecord
 from webapp.store.validate import validate
+
+log = logging.getLogger("webapp.store")
 
 #: The columns of the ``games`` table, in the order ``to_row`` and ``from_row`` use.
 COLUMNS = (
@@ -29,6 +33,8 @@ COLUMNS = (
     "updated_at",
     "version",
 )
+#: What ``save`` changes; id, game, seat_hash and created_at never change.
+UPDATED = ("moves", "settings", "status", "winner", "last_engine_move", "updated_at", "version")
 
 
 def to_row(record: GameRecord) -> tuple[Any, ...]:
@@ -77,3 +83,37 @@ def _json(game_id: str, column: str, text: Any) -> Any:
         return json.loads(text)
     except (ValueError, RecursionError) as err:  # JSONDecodeError; absurdly deep nesting
         raise CorruptRecord(game_id, f"{column} is not valid JSON: {err}") from None
+
+
+def update_values(record: GameRecord) -> list[Any]:
+    """The parameters of a compare-and-set save of ``record``: the ``UPDATED`` columns of
+    its next version, then its id and the version it was read at (validated first)."""
+    stored = replace(record, version=record.version + 1)
+    validate(stored)
+    row = dict(zip(COLUMNS, to_row(stored), strict=True))
+    return [row[name] for name in UPDATED] + [record.id, record.version]
+
+
+def loaded(row: Sequence[Any]) -> GameRecord:
+    """``from_row`` for one game asked for by id: a corrupt one is logged, then raised."""
+    try:
+        return from_row(row)
+    except CorruptRecord as err:
+        log.error("store: game %r cannot be loaded: %s", err.game_id, err.reason)
+        raise
+
+
+def first_valid(rows: Iterable[Sequence[Any]], limit: int) -> list[GameRecord]:
+    """Up to ``limit`` records from ``rows``, read on past corrupt ones (each logged)."""
+    found: list[GameRecord] = []
+    if limit <= 0:
+        return found
+    for row in rows:
+        try:
+            found.append(from_row(row))
+        except CorruptRecord as err:
+            log.error("store: game %r skipped: %s", err.game_id, err.reason)
+            continue
+        if len(found) == limit:
+            break
+    return found

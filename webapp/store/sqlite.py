@@ -17,9 +17,9 @@ from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from webapp.store.errors import (
-    CorruptRecord,
     GameExists,
     SchemaError,
     StoreUnavailable,
@@ -27,7 +27,7 @@ from webapp.store.errors import (
 )
 from webapp.store.migrations import Migration, pending
 from webapp.store.record import GameRecord, utc_iso
-from webapp.store.rows import COLUMNS, from_row, to_row
+from webapp.store.rows import COLUMNS, UPDATED, first_valid, loaded, to_row, update_values
 from webapp.store.validate import validate
 
 log = logging.getLogger(__name__)
@@ -61,10 +61,8 @@ MIGRATIONS: tuple[Migration, ...] = (
 
 _SELECT = f"SELECT {', '.join(COLUMNS)} FROM games"
 _INSERT = f"INSERT INTO games ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
-#: What ``save`` changes; id, game, seat_hash and created_at never change.
-_UPDATED = ("moves", "settings", "status", "winner", "last_engine_move", "updated_at", "version")
 _UPDATE = (
-    f"UPDATE games SET {', '.join(f'{name} = ?' for name in _UPDATED)} WHERE id = ? AND version = ?"
+    f"UPDATE games SET {', '.join(f'{name} = ?' for name in UPDATED)} WHERE id = ? AND version = ?"
 )
 
 
@@ -123,55 +121,31 @@ class SQLiteStore:
     def get(self, game_id: str) -> GameRecord | None:
         with self._lock, _guard(f"get {game_id!r}"):
             row = self._db.execute(f"{_SELECT} WHERE id = ?", (game_id,)).fetchone()
-        if row is None:
-            return None
-        try:
-            return from_row(row)
-        except CorruptRecord as err:
-            log.error("store: game %r cannot be loaded: %s", err.game_id, err.reason)
-            raise
+        return None if row is None else loaded(row)
 
     def save(self, record: GameRecord) -> None:
-        stored = replace(record, version=record.version + 1)
-        validate(stored)
-        row = dict(zip(COLUMNS, to_row(stored), strict=True))
-        values = [row[name] for name in _UPDATED] + [record.id, record.version]
+        values = update_values(record)
         with self._lock, _guard(f"save {record.id!r}"), self._transaction():
             if self._db.execute(_UPDATE, values).rowcount != 1:
                 raise VersionConflict(record.id, record.version)
         record.version += 1
 
     def playing(self, limit: int) -> list[GameRecord]:
-        found: list[GameRecord] = []
-        if limit <= 0:
-            return found
         query = f"{_SELECT} WHERE status = 'playing' ORDER BY updated_at DESC"
-        with self._lock, _guard("playing"), closing(self._db.execute(query)) as rows:
-            for row in rows:  # read on past corrupt rows until ``limit`` good ones
-                try:
-                    found.append(from_row(row))
-                except CorruptRecord as err:
-                    log.error("store: game %r skipped: %s", err.game_id, err.reason)
-                    continue
-                if len(found) == limit:
-                    break
-        return found
+        return self._valid(query, (), limit, "playing")
 
     def games_of(self, seat_hash: str, limit: int) -> list[GameRecord]:
-        found: list[GameRecord] = []
-        if limit <= 0:
-            return found
         query = f"{_SELECT} WHERE seat_hash = ? ORDER BY updated_at DESC, rowid DESC"
-        with self._lock, _guard("games_of"), closing(self._db.execute(query, (seat_hash,))) as rows:
-            for row in rows:  # as ``playing``: past corrupt rows until ``limit`` good ones
-                try:
-                    found.append(from_row(row))
-                except CorruptRecord as err:
-                    log.error("store: game %r skipped: %s", err.game_id, err.reason)
-                    continue
-                if len(found) == limit:
-                    break
-        return found
+        return self._valid(query, (seat_hash,), limit, "games_of")
+
+    def _valid(
+        self, query: str, params: tuple[Any, ...], limit: int, operation: str
+    ) -> list[GameRecord]:
+        """Up to ``limit`` valid records of ``query`` (corrupt rows are skipped, logged)."""
+        if limit <= 0:
+            return []
+        with self._lock, _guard(operation), closing(self._db.execute(query, params)) as rows:
+            return first_valid(rows, limit)
 
     def prune(self, *, unfinished_before: str, finished_before: str) -> int:
         unfinished, finished = utc_iso(unfinished_before), utc_iso(finished_before)
