@@ -24,10 +24,13 @@ def scores(**by_move: float | int) -> dict[str, MoveScore]:
 
 
 def choices(
-    found: dict[str, MoveScore], style: Style, trials: int = 400, **kw: object
+    found: dict[str, MoveScore],
+    style: Style,
+    trials: int = 400,
+    seen: dict[str, MoveScore] | None = None,
 ) -> list[Choice]:
     rng = random.Random(7)
-    return [choose(found, style, rng, **kw) for _ in range(trials)]  # type: ignore[arg-type]
+    return [choose(found, style, rng, seen) for _ in range(trials)]
 
 
 # -- choosing ------------------------------------------------------------------------
@@ -88,7 +91,7 @@ def test_a_loss_in_sight_is_avoided_while_a_move_holds() -> None:
 def test_a_style_out_of_range_is_refused() -> None:
     for bad in ({"margin": 1.0}, {"blunder": 1.5}, {"blunder": -0.1}, {"sight": -1}):
         with pytest.raises(ValueError, match="style"):
-            Style(**bad)  # type: ignore[arg-type]
+            Style(**bad)
 
 
 # -- the result stays true ------------------------------------------------------------

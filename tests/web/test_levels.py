@@ -12,6 +12,11 @@ from webapp.games import new_game
 Start = Callable[..., tuple[dict[str, Any], Listener]]
 
 
+def at(moves: str) -> Callable[[dict[str, Any]], bool]:
+    """A payload of the position ``moves``."""
+    return lambda payload: bool(payload["moves"] == moves)
+
+
 def test_a_game_at_the_default_level_plays_and_every_number_is_the_move_played(
     start: Start,
 ) -> None:
@@ -23,12 +28,12 @@ def test_a_game_at_the_default_level_plays_and_every_number_is_the_move_played(
         mine = next(c for c in "4352617" if game.parse_move(c) in game.legal_moves())
         moves += mine
         player.emit(protocol.MOVE, {"game_id": state["id"], "move": mine})
-        engine = player.wait_for(protocol.ENGINE_MOVE, lambda e, m=moves: e["moves"] == m)
+        engine = player.wait_for(protocol.ENGINE_MOVE, at(moves))
         assert engine["depth"] == protocol.LEVELS["medium"]["depth"]
         assert engine["pv"].startswith(engine["move"])
         new_game("connect4", moves + engine["pv"])  # the line of the move played is legal
         # The scores of every move, searched after the reply, agree with the move played.
-        scores = player.wait_for(protocol.SCORES, lambda s, m=moves: s["moves"] == m)
+        scores = player.wait_for(protocol.SCORES, at(moves))
         played = scores["move_scores"][engine["move"]]
         assert (played["score"], played["exact"]) == (engine["score"], engine["exact"])
         strongest = max(s["score"] for s in scores["move_scores"].values())
@@ -37,4 +42,4 @@ def test_a_game_at_the_default_level_plays_and_every_number_is_the_move_played(
         else:
             assert engine["score"] == strongest
         moves += engine["move"]
-        player.wait_for(protocol.STATE, lambda s, m=moves: s["moves"] == m)
+        player.wait_for(protocol.STATE, at(moves))
