@@ -53,7 +53,7 @@ def test_kernel_benchmark_prints_every_section(tmp_path: Path) -> None:
         ("Test_L1_R1", "kernel", "20", "20"), ("Test_L1_R1", "python", "1", "1"),
     ]  # fmt: skip
     comparisons = [line.split() for line in done.stdout.splitlines() if line.startswith(
-        "connect4")]  # fmt: skip
+        "connect4") and line.split()[1] in ("kernel", "python")]  # fmt: skip
     assert [c[1] for c in comparisons] == ["kernel", "python"]
     assert comparisons[0][4] == comparisons[1][4]  # same minimax tree in both engines
     assert all(c[-1] == "yes" for c in comparisons)
@@ -65,6 +65,8 @@ def test_kernel_benchmark_prints_every_section(tmp_path: Path) -> None:
     variable = [line.split() for line in done.stdout.splitlines() if line.startswith(" ")]
     assert [v[:2] for v in variable if v[0].isdigit()] == [["20000", "2"], ["100000", "2"],
                                                           ["500000", "2"]]  # fmt: skip
+    levels = [line.split() for line in done.stdout.splitlines() if " vs " in line]
+    assert len(levels) == len(GAMES) * len(MATCHES) and all(r[4] == "2" for r in levels)
 
 
 def test_levels_benchmark_plays_every_match_in_both_games(tmp_path: Path) -> None:

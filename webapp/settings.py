@@ -100,8 +100,8 @@ def search_limits(
 
     ``algorithm`` overrides the settings' one (the "analyse with the other
     algorithm" action). ``play``: the search chooses the engine's move, so it
-    plays in the level's style (``webapp.engine.style``); analyses and scores
-    always name a best move.
+    plays in the level's style (``webapp.engine.style``); an analysis names a
+    best move. No style changes any move's score.
     """
     algorithm = algorithm or settings["algorithm"]
     level = LEVELS[settings["level"]]
