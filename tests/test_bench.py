@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from tests.conftest import CONNECT4_DATA
+from webapp.bench.levels import GAMES, MATCHES, PLAYERS, play_game, play_match
 
 
 def test_benchmark_prints_figures_for_each_file_and_both_algorithms(tmp_path: Path) -> None:
@@ -42,7 +43,7 @@ def test_kernel_benchmark_prints_every_section(tmp_path: Path) -> None:
         [sys.executable, "-m", "webapp.bench", str(tmp_path), "--lines", "20",
          "--python-lines", "1", "--max-depth", "4", "--samples", "1", "--python-samples", "1",
          "--min-stones", "34", "--cap", "5", "--games", "1", "--opponents", "random",
-         "--openings", "1"],
+         "--openings", "1", "--level-games", "2"],
         capture_output=True, text=True, timeout=900, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -52,7 +53,7 @@ def test_kernel_benchmark_prints_every_section(tmp_path: Path) -> None:
         ("Test_L1_R1", "kernel", "20", "20"), ("Test_L1_R1", "python", "1", "1"),
     ]  # fmt: skip
     comparisons = [line.split() for line in done.stdout.splitlines() if line.startswith(
-        "connect4")]  # fmt: skip
+        "connect4") and line.split()[1] in ("kernel", "python")]  # fmt: skip
     assert [c[1] for c in comparisons] == ["kernel", "python"]
     assert comparisons[0][4] == comparisons[1][4]  # same minimax tree in both engines
     assert all(c[-1] == "yes" for c in comparisons)
@@ -64,6 +65,31 @@ def test_kernel_benchmark_prints_every_section(tmp_path: Path) -> None:
     variable = [line.split() for line in done.stdout.splitlines() if line.startswith(" ")]
     assert [v[:2] for v in variable if v[0].isdigit()] == [["20000", "2"], ["100000", "2"],
                                                           ["500000", "2"]]  # fmt: skip
+    levels = [line.split() for line in done.stdout.splitlines() if " vs " in line]
+    assert len(levels) == len(GAMES) * len(MATCHES) and all(r[4] == "2" for r in levels)
+
+
+def test_levels_benchmark_plays_every_match_in_both_games(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "webapp.bench", str(tmp_path), "--sections", "levels",
+         "--level-games", "4", "--seed", "3"],
+        capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    rows = [line.split() for line in done.stdout.splitlines() if line.startswith(GAMES)]
+    assert [(r[0], r[1], r[3]) for r in rows] == [
+        (game, one, two) for game in GAMES for one, two in MATCHES
+    ]
+    for row in rows:
+        games, wins, draws, losses = map(int, row[4:8])
+        assert games == 4 and wins + draws + losses == 4
+
+
+def test_a_levels_match_is_seeded_and_alternates_the_first_player() -> None:
+    first = play_match("tictactoe", "alphabeta-4", "hard", 4, seed=5)
+    assert first == play_match("tictactoe", "alphabeta-4", "hard", 4, seed=5)
+    assert (first.games, first.draws) == (4, 4)  # best play on both sides: draws only
+    assert play_game("tictactoe", PLAYERS["hard"], PLAYERS["random"], seed=1) >= 0
 
 
 def test_benchmark_rejects_a_missing_folder() -> None:

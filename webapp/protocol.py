@@ -59,10 +59,25 @@ ALGORITHM_LABELS = {"alphabeta": "Alpha-beta", "minimax": "Minimax"}
 
 #: Named strengths: a depth and/or a time budget (seconds). None = no limit of
 #: that kind (the server's own caps still apply). "perfect" searches until the
-#: scores are exact (within the server's time cap).
+#: scores are exact (within the server's time cap). A level with a ``style``
+#: plays like a person (``webapp.engine.style.Style``): any move within
+#: ``margin`` of the best, a weaker move with probability ``blunder``, but never
+#: a miss of a win or a walk into a loss within ``sight`` plies (Medium takes a
+#: win in one and blocks a threat, yet may walk into a fork; Easy may miss all).
+#: Tuned with ``python -m webapp.bench DIR --sections levels``.
 LEVELS: dict[str, dict[str, Any]] = {
-    "easy": {"label": "Easy", "depth": 2, "time": None},
-    "medium": {"label": "Medium", "depth": 4, "time": None},
+    "easy": {
+        "label": "Easy",
+        "depth": 2,
+        "time": None,
+        "style": {"margin": 0.02, "blunder": 0.3, "sight": 0},
+    },
+    "medium": {
+        "label": "Medium",
+        "depth": 4,
+        "time": None,
+        "style": {"margin": 0.005, "blunder": 0.1, "sight": 2},
+    },
     "hard": {"label": "Hard", "depth": 8, "time": 2.0},
     "perfect": {"label": "Perfect", "depth": None, "time": None},
     "custom": {"label": "Custom", "depth": None, "time": None},
@@ -89,7 +104,7 @@ SCORE_CONVENTION = {
 
 DEFAULT_SETTINGS: dict[str, Any] = {
     "algorithm": "alphabeta",
-    "level": "perfect",
+    "level": "medium",
     "depth": None,  # custom level only
     "time": None,  # custom level only
     "engine_plays": "second",  # "first" or "second"

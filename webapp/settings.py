@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from webapp.engine.search import Limits
+from webapp.engine.style import Style
 from webapp.protocol import (
     ALGORITHMS,
     DEFAULT_SETTINGS,
@@ -92,21 +93,27 @@ def engine_side(settings: Mapping[str, Any]) -> int:
     return 0 if settings["engine_plays"] == "first" else 1
 
 
-def search_limits(settings: Mapping[str, Any], game: str, algorithm: str | None = None) -> Limits:
+def search_limits(
+    settings: Mapping[str, Any], game: str, algorithm: str | None = None, *, play: bool = False
+) -> Limits:
     """The limits the server searches with: the level's budget under the server's caps.
 
     ``algorithm`` overrides the settings' one (the "analyse with the other
-    algorithm" action).
+    algorithm" action). ``play``: the search chooses the engine's move, so it
+    plays in the level's style (``webapp.engine.style``); an analysis names a
+    best move. No style changes any move's score.
     """
     algorithm = algorithm or settings["algorithm"]
+    level = LEVELS[settings["level"]]
+    style = Style(**level["style"]) if play and level.get("style") else None
     if settings["level"] == "custom":
         depth, seconds = settings["depth"], settings["time"]
     else:
-        depth, seconds = LEVELS[settings["level"]]["depth"], LEVELS[settings["level"]]["time"]
+        depth, seconds = level["depth"], level["time"]
     seconds = MAX_TIME if seconds is None else min(float(seconds), MAX_TIME)
     capped = False
     if algorithm == "minimax":
         cap = MINIMAX_MAX_DEPTH.get(game, MAX_DEPTH)
         capped = depth is None or depth > cap
         depth = cap if depth is None else min(depth, cap)
-    return Limits(depth=depth, time=seconds, capped=capped)
+    return Limits(depth=depth, time=seconds, capped=capped, style=style)

@@ -19,6 +19,8 @@ Sections (``--sections``, all by default):
                  move, and whether every move kept the result.
 * ``variable``   forced-line extensions against a fixed horizon at equal node budgets
                  (``--openings`` openings, both colours): the extending side's results.
+* ``levels``     the levels against each other and a random player, both games
+                 (``--level-games`` per match, first player alternating): win/draw/loss.
 
 No figure is asserted anywhere: this command prints what it measured.
 """
@@ -31,7 +33,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from webapp.bench import bands, games, startup
+from webapp.bench import bands, games, levels, startup
 from webapp.bench.algorithms import compare
 from webapp.bench.positions import solve_file
 from webapp.bench.stats import percentile, seconds, set_book
@@ -44,7 +46,7 @@ CPP_REFERENCE_US = {"Test_L3_R1": 11.0, "Test_L2_R1": 80.0, "Test_L2_R2": 6600.0
                     "Test_L1_R1": 450.0}  # fmt: skip
 #: Pure-Python lines per file: its mean time ranges from ~10 ms (end games) to ~1 min.
 PYTHON_LINES = {"Test_L3_R1": 100, "Test_L2_R1": 30, "Test_L2_R2": 2, "Test_L1_R1": 10}
-SECTIONS = ("files", "algorithms", "startup", "bands", "games", "variable")
+SECTIONS = ("files", "algorithms", "startup", "bands", "games", "variable", "levels")
 
 
 def position_files(folder: Path) -> list[Path]:
@@ -189,6 +191,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help=f"comma-separated, of: {', '.join(games.OPPONENTS)}")  # fmt: skip
     parser.add_argument("--seed", type=int, default=1, help="positions and games")
     parser.add_argument("--openings", type=int, default=12, help="openings in 'variable'")
+    parser.add_argument("--level-games", type=int, default=20, help="games per match in 'levels'")
     parser.add_argument("--python", action="store_true", help="pure-Python engine only")
     args = parser.parse_args(arguments)
     if not args.folder.is_dir():
@@ -223,6 +226,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print_games(args.games, args.seed, opponents)
     if kernel and "variable" in sections:
         print_variable_depth(args.openings, args.seed)
+    if "levels" in sections:
+        levels.print_levels(args.level_games, args.seed)
     print(f"\n# benchmark took {time.perf_counter() - started:.0f} s")
     return 0
 

@@ -32,7 +32,9 @@ or loss found inside the horizon was searched to its end on every line.
 # Ties
 Equally good root moves are broken by a ``random.Random`` the caller seeds,
 over the moves in their natural order, so a seed picks the same move in
-every engine.
+every engine. A level with a ``Limits.style`` then plays its own way among
+every root move's score (``webapp.engine.style``); exact solving always plays
+a best move.
 
 # Exact solving
 With an ``ExactSolver`` and no depth limit, ``alphabeta`` first deepens to the
@@ -59,6 +61,7 @@ from webapp.engine.results import (
     SearchResult,
 )
 from webapp.engine.scores import is_decisive, to_public
+from webapp.engine.style import styled
 
 #: The driver's clock; tests replace it to stop searches without waiting.
 clock = time.perf_counter
@@ -183,6 +186,9 @@ def drive(
     run = _Run(engine, algorithm, limits, budget, rng, progress)
     if algorithm == "alphabeta" and limits.depth is None and engine.solver is not None:
         return run.solve(engine.solver, move_scores)
+    if limits.style is not None:  # a level's way of playing, among every root move's score
+        best = run.final(run.deepen(True), True)
+        return styled(engine, best, limits.style, rng, move_scores)
     return run.final(run.deepen(move_scores), move_scores)
 
 

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from webapp.engine.style import Style
 
 ALGORITHMS = ("minimax", "alphabeta")
 #: Why a search ended before its scores were exact or its depth reached:
@@ -93,6 +96,8 @@ class Limits:
     of the level, so a search that ends there says ``stopped="depth"``.
     ``extend``: extend forcing lines by a ply at the horizon of a
     depth-limited search (see ``webapp.engine.driver``).
+    ``style``: how a level chooses among its root moves' scores instead of
+    always playing a best one (``webapp.engine.style``; depth-limited searches).
     """
 
     depth: int | None = None
@@ -100,3 +105,4 @@ class Limits:
     nodes: int | None = None
     capped: bool = False
     extend: bool = False
+    style: Style | None = None

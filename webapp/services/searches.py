@@ -185,7 +185,7 @@ class Searches:
             record.game,
             record.moves,
             record.settings["algorithm"],
-            search_limits(record.settings, record.game),
+            search_limits(record.settings, record.game, play=True),  # in the level's style
             seed=self.seed,
             tag=(ENGINE, record.id, None),
             move_scores=False,  # the critical path: the move, nothing else

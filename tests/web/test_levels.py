@@ -1,0 +1,45 @@
+"""A game at the default level (Medium) plays in its style, and says so truthfully."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from tests.web.helpers import Listener
+from webapp import protocol
+from webapp.games import new_game
+
+Start = Callable[..., tuple[dict[str, Any], Listener]]
+
+
+def at(moves: str) -> Callable[[dict[str, Any]], bool]:
+    """A payload of the position ``moves``."""
+    return lambda payload: bool(payload["moves"] == moves)
+
+
+def test_a_game_at_the_default_level_plays_and_every_number_is_the_move_played(
+    start: Start,
+) -> None:
+    state, player = start("connect4")
+    assert state["settings"]["level"] == "medium"
+    moves = ""
+    for _ in range(3):
+        game = new_game("connect4", moves)
+        mine = next(c for c in "4352617" if game.parse_move(c) in game.legal_moves())
+        moves += mine
+        player.emit(protocol.MOVE, {"game_id": state["id"], "move": mine})
+        engine = player.wait_for(protocol.ENGINE_MOVE, at(moves))
+        assert engine["depth"] == protocol.LEVELS["medium"]["depth"]
+        assert engine["pv"].startswith(engine["move"])
+        new_game("connect4", moves + engine["pv"])  # the line of the move played is legal
+        # The scores of every move, searched after the reply, agree with the move played.
+        scores = player.wait_for(protocol.SCORES, at(moves))
+        played = scores["move_scores"][engine["move"]]
+        assert (played["score"], played["exact"]) == (engine["score"], engine["exact"])
+        strongest = max(s["score"] for s in scores["move_scores"].values())
+        if "style" in engine["extra"]:  # a move chosen on purpose below the best
+            assert engine["extra"]["strongest"]["score"] == strongest > engine["score"]
+        else:
+            assert engine["score"] == strongest
+        moves += engine["move"]
+        player.wait_for(protocol.STATE, at(moves))
