@@ -38,7 +38,9 @@ def exact_value(moves: str) -> PositionValue:
     result = search(new_game("tictactoe", moves), "alphabeta", move_scores=True, native=False)
     assert result.exact
     scores = result.move_scores or {}
-    return PositionValue(result.score, True, tuple(m for m, s in scores.items() if s.score == result.score))
+    return PositionValue(
+        result.score, True, tuple(m for m, s in scores.items() if s.score == result.score)
+    )
 
 
 def classes(moves: str) -> list[str | None]:

@@ -73,7 +73,9 @@ def test_tictactoe_scores_match_the_pure_python_engine_in_every_position(
         assert got["score"] == expected.score, moves
         wanted = {m: {"score": s.score, "exact": True} for m, s in expected.move_scores.items()}
         assert got["move_scores"] == wanted, moves
-        assert got["best_moves"] == sorted(m for m, s in wanted.items() if s["score"] == got["score"])
+        assert got["best_moves"] == sorted(
+            m for m, s in wanted.items() if s["score"] == got["score"]
+        )
         assert got["to_move"] == len(moves) % 2
 
 
@@ -193,7 +195,7 @@ def test_the_review_of_a_finished_game_marks_the_blunder(
 def test_a_game_in_progress_can_be_reviewed(
     client: FlaskClient, start: Callable[..., tuple[dict[str, Any], Listener]]
 ) -> None:
-    state, player = start("tictactoe", moves="1", settings={"engine_plays": "first"})
+    state, _ = start("tictactoe", moves="1", settings={"engine_plays": "first"})
     review = client.get(f"/api/games/{state['id']}/review").get_json()
     assert [(e["move"], e["class"]) for e in review] == [("1", "best")]
 

@@ -95,7 +95,9 @@ def analysis_board() -> Any:
     ``GET /api/analysis``. Nothing is created, stored or searched by this GET.
     """
     try:
-        position = preview(request.args.get("game", "connect4"), None, request.args.get("moves", ""))
+        position = preview(
+            request.args.get("game", "connect4"), None, request.args.get("moves", "")
+        )
     except GameError as error:
         return error_page(f"This position cannot be analysed: {error.message}", 400)
     return render_template(
