@@ -127,3 +127,21 @@ def test_a_bad_analysis_link_says_why(page: Page, query: str) -> None:
     response = page.goto(f"/analysis?{query}")
     assert response is not None and response.status == 400
     expect(page.locator("main")).to_contain_text("This position cannot be analysed")
+
+
+def test_the_analysis_board_fits_a_phone_with_44px_targets(page: Page) -> None:
+    page.set_viewport_size(PHONE)
+    page.goto("/analysis?game=connect4&moves=4453")
+    expect(page.locator("#ab-scores button")).to_have_count(7, timeout=ENGINE_TIMEOUT_MS)
+    page.locator("body").press("ArrowLeft")
+    page.locator("body").press("6")  # a variation, so the tree has one to draw
+    expect(page.locator("#ab-tree .ab-variation")).to_have_count(1)
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0
+    small = page.evaluate(
+        """[...document.querySelectorAll('main button, main select, main input')]
+            .filter((el) => el.offsetParent !== null)
+            .map((el) => [el.id || el.textContent.trim(), el.getBoundingClientRect().height])
+            .filter(([, height]) => height < 44)"""
+    )
+    assert small == []
