@@ -1,4 +1,5 @@
-"""The JSON API: create games, read their state, start the next one.
+"""The JSON API: create games, read their state, start the next one; analyse positions
+and review games (``GET /api/analysis``, ``GET /api/games/<id>/review``).
 
 Every error answers ``{"error": {"code", "message"}}`` with a 4xx (429 with
 ``Retry-After`` past a rate limit, 503 when the server is busy) and changes
@@ -9,20 +10,49 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, current_app, jsonify, request
+from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
 from webapp import protocol
 from webapp.services import GameError, GameService
+from webapp.services.analysis import Analyses
+from webapp.services.positions import preview
+from webapp.services.review import Reviews
+from webapp.services.seats import token_hash
 from webapp.store import GameRecord
 from webapp.web.admission import RateLimited, admit
 from webapp.web.identity import ensure_identity, has_legacy_seat, identity, token_for
+from webapp.workers import SearchPool
 
 bp = Blueprint("api", __name__, url_prefix="/api")
+
+#: Configuration of the analysis endpoints (create_app's DEFAULTS include them).
+DEFAULTS: dict[str, float] = {
+    "ANALYSIS_SECONDS": protocol.MAX_TIME,  # search budget of one /api/analysis position
+    "ANALYSIS_WAIT_SECONDS": 3.0,  # a request waits this long, then answers 202 (ask again)
+    "REVIEW_POSITION_SECONDS": 2.0,  # search budget of each position of a review
+    "REVIEW_WAIT_SECONDS": 10.0,  # a review waits this long in all, then answers what it has
+}
+#: Seconds a client is told to wait before asking again (202, 503, an incomplete review).
+RETRY_SECONDS = 2
+
+
+def init_app(app: Flask, pool: SearchPool) -> None:
+    """The position analyses and reviews, in ``pool`` (after the game service took its
+    callbacks: the analyses put themselves in front of them)."""
+    analyses = Analyses(pool, seed=app.config["SEARCH_SEED"])
+    app.extensions["lookahead_analyses"] = analyses
+    app.extensions["lookahead_reviews"] = Reviews(analyses)
 
 
 def service() -> GameService:
     found: GameService = current_app.extensions["lookahead"]
     return found
+
+
+def requester() -> str:
+    """Who asks, for the search quotas: the identity's hash, or the address without one."""
+    token = identity()
+    return token_hash(token) if token else f"addr:{request.remote_addr}"
 
 
 def json_body() -> dict[str, Any]:
@@ -63,6 +93,8 @@ def game_error(error: GameError) -> tuple[Response, int]:
     response = jsonify({"error": error.payload()})
     if isinstance(error, RateLimited):
         response.headers["Retry-After"] = str(error.retry_after)
+    elif error.code == protocol.BUSY:
+        response.headers["Retry-After"] = str(RETRY_SECONDS)
     return response, error.status
 
 
@@ -110,3 +142,59 @@ def rematch(game_id: str) -> Response:
     """The player's next game with the colours swapped."""
     record = next_game(game_id, swap=True, owner=ensure_identity())
     return created(record, token_for(record.id) or "")
+
+
+@bp.get("/analysis")
+def analysis() -> Response:
+    """``?game=G&moves=M`` -> the position's scores for the side to move (nothing stored).
+
+    200 ``{game, moves, to_move, status, score, exact, best_moves, move_scores, depth,
+    book, complete}``; 202 ``{game, moves, pending: true}`` with ``Retry-After`` while
+    its search runs (ask again: it goes on); 503 BUSY when the pool is full.
+    """
+    admit("analyse")
+    position = preview(request.args.get("game"), None, request.args.get("moves", ""))
+    config = current_app.config
+    analyses: Analyses = current_app.extensions["lookahead_analyses"]
+    answer = analyses.analyse(
+        position["game"],
+        position["moves"],
+        seconds=config["ANALYSIS_SECONDS"],
+        wait=config["ANALYSIS_WAIT_SECONDS"],
+        owner=requester(),
+    )
+    if answer is None:
+        response = jsonify({"game": position["game"], "moves": position["moves"], "pending": True})
+        response.status_code = 202
+        response.headers["Retry-After"] = str(RETRY_SECONDS)
+    else:
+        response = jsonify(answer)
+    # An exact answer is the position's for ever; a heuristic one may improve.
+    complete = answer is not None and answer["complete"]
+    response.headers["Cache-Control"] = "max-age=86400" if complete else "no-store"
+    return response
+
+
+@bp.get("/games/<game_id>/review")
+def review(game_id: str) -> Response:
+    """Every move of the game (finished or not) classified: ``[{ply, player, move,
+    value_before, value_after, best_moves, class}]``.
+
+    ``X-Review-Pending`` counts the positions still unknown (their moves have
+    ``class: null``); when it is not 0, ``Retry-After`` says when asking again may know more.
+    """
+    admit("analyse")
+    record = service().get(game_id)
+    reviews: Reviews = current_app.extensions["lookahead_reviews"]
+    entries, pending = reviews.review(
+        record,
+        position_seconds=current_app.config["REVIEW_POSITION_SECONDS"],
+        wait=current_app.config["REVIEW_WAIT_SECONDS"],
+        owner=requester(),
+    )
+    response = jsonify(entries)
+    response.headers["X-Review-Pending"] = str(pending)
+    if pending:
+        response.headers["Retry-After"] = str(RETRY_SECONDS)
+    response.headers["Cache-Control"] = "no-store"
+    return response

@@ -65,6 +65,7 @@ DEFAULTS: dict[str, Any] = {
     "MAX_CONTENT_LENGTH": 64 * 1024,
     # Rate limits ("N/minute"; None = none), per identity cookie and per address.
     **admission.DEFAULTS,
+    **api.DEFAULTS,  # the analysis endpoints' budgets
     # Retention: unfinished games untouched for N days and finished games older than
     # M days are deleted every RETENTION_EVERY_HOURS (0 = never; `python -m webapp prune`).
     "RETENTION_UNFINISHED_DAYS": retention.UNFINISHED_DAYS,
@@ -121,6 +122,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         retry_delays=tuple(app.config["ENGINE_RETRY_DELAYS"]),
     )
     app.extensions["lookahead"] = service
+    api.init_app(app, pool)  # after the service: the analyses go in front of its callbacks
     pool.start(socketio.start_background_task)
     service.resume()
     weakref.finalize(app, service.close)  # at exit, if nobody closed it first

@@ -87,6 +87,24 @@ def position_link() -> Any:
     )
 
 
+@bp.get("/analysis")
+def analysis_board() -> Any:
+    """The analysis board: ``/analysis?game=connect4&moves=4453`` (a new board without them).
+
+    Both sides are moved by hand in the page; the scores come from
+    ``GET /api/analysis``. Nothing is created, stored or searched by this GET.
+    """
+    try:
+        position = preview(
+            request.args.get("game", "connect4"), None, request.args.get("moves", "")
+        )
+    except GameError as error:
+        return error_page(f"This position cannot be analysed: {error.message}", 400)
+    return render_template(
+        "analysis.html", position=position, games=games_list(), config=protocol.client_config()
+    )
+
+
 @bp.post("/new")
 def new() -> Any:
     """The home form or a position page's button: create the game, then go to it (303)."""

@@ -1,0 +1,58 @@
+// The analysis endpoints: GET /api/analysis (a position's scores, side to
+// move) and GET /api/games/<id>/review. Both may answer "not yet": the
+// caller decides whether to ask again after `retryAfter` seconds.
+
+async function getJSON(url, signal) {
+  let response;
+  try {
+    response = await fetch(url, { credentials: "same-origin", signal });
+  } catch (error) {
+    if (error.name === "AbortError") throw error;
+    throw new Error("Could not reach the server. Check your connection and try again.");
+  }
+  let data = null;
+  try {
+    data = await response.json();
+  } catch {
+    data = null;
+  }
+  const retryAfter = Number(response.headers.get("Retry-After")) || null;
+  if (!response.ok) {
+    const error = new Error(data?.error?.message || `The server said ${response.status}.`);
+    Object.assign(error, { status: response.status, code: data?.error?.code, retryAfter });
+    throw error;
+  }
+  return { data, status: response.status, retryAfter, headers: response.headers };
+}
+
+/**
+ * A position's analysis: {pending: true, retryAfter} while the server still
+ * searches (ask again), else the answer {moves, to_move, score, exact,
+ * best_moves, move_scores, depth, book, complete}.
+ */
+export async function fetchAnalysis(game, moves, signal) {
+  const query = new URLSearchParams({ game, moves });
+  const { data, status, retryAfter } = await getJSON(`/api/analysis?${query}`, signal);
+  if (status === 202) return { pending: true, retryAfter: retryAfter || 2 };
+  return data;
+}
+
+/** A game's review: {entries, pending (positions still unknown), retryAfter}. */
+export async function fetchReview(gameId, signal) {
+  const url = `/api/games/${encodeURIComponent(gameId)}/review`;
+  const { data, retryAfter, headers } = await getJSON(url, signal);
+  return { entries: data, pending: Number(headers.get("X-Review-Pending")) || 0, retryAfter: retryAfter || 2 };
+}
+
+/** A game's state (public): {game, moves, status, winner, seat, human_side, settings ...}. */
+export async function fetchGame(gameId, signal) {
+  const { data } = await getJSON(`/api/games/${encodeURIComponent(gameId)}`, signal);
+  return data;
+}
+
+/** The settings a new game "from here" keeps from `settings`, the viewer playing `side`. */
+export function settingsFor(settings, side) {
+  const kept = { level: settings.level, algorithm: settings.algorithm };
+  if (settings.level === "custom") Object.assign(kept, { depth: settings.depth, time: settings.time });
+  return { ...kept, engine_plays: side === 0 ? "second" : "first" };
+}

@@ -1,0 +1,226 @@
+"""GET /api/analysis and GET /api/games/<id>/review (webapp/web/api.py,
+webapp/services/analysis.py, webapp/services/review.py): scores against
+independent exact searches, refusals, the rate limit, the pending answer, the cache."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from tests.web.conftest import MakeHeld
+from tests.web.held_engine import label
+from tests.web.helpers import Listener, make_app, wait_until
+from webapp import protocol
+from webapp.engine.search import search
+from webapp.games import new_game
+from webapp.web.app import close_app
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "connect4"
+NO_LIMITS = {"RATE_LIMIT_ANALYSE_PER_IDENTITY": None, "RATE_LIMIT_ANALYSE_PER_ADDRESS": None}
+
+
+@pytest.fixture
+def open_app(tmp_path: Path) -> Iterator[Flask]:
+    """An app without the analysis rate limit (the comparisons ask many positions)."""
+    made = make_app(tmp_path / "games.db", **NO_LIMITS)
+    yield made
+    close_app(made)
+
+
+def analysis(client: FlaskClient, game: str, moves: str) -> dict[str, Any]:
+    """The 200 answer (asking again while the search runs: 202 means "ask again")."""
+    answers: list[dict[str, Any]] = []
+
+    def answered() -> bool:
+        response = client.get(f"/api/analysis?game={game}&moves={moves}")
+        assert response.status_code in (200, 202), response.get_json()
+        answers.append(response.get_json())
+        return response.status_code == 200
+
+    wait_until(answered)
+    return answers[-1]
+
+
+def tictactoe_positions() -> dict[str, str]:
+    """Every reachable tic-tac-toe position that is not over, by one move string each."""
+    seen: dict[Hashable, str] = {}
+    frontier = [""]
+    while frontier:
+        moves = frontier.pop()
+        position = new_game("tictactoe", moves)
+        if position.key() in seen or position.is_terminal():
+            continue
+        seen[position.key()] = moves
+        frontier += [moves + position.format_move(move) for move in position.legal_moves()]
+    return {moves: moves for moves in seen.values()}
+
+
+def test_tictactoe_scores_match_the_pure_python_engine_in_every_position(
+    open_app: Flask,
+) -> None:
+    client = open_app.test_client()
+    positions = tictactoe_positions()
+    assert len(positions) == 4520  # 5478 positions, 958 of them over
+    for moves in positions:
+        expected = search(new_game("tictactoe", moves), "alphabeta", move_scores=True, native=False)
+        got = analysis(client, "tictactoe", moves)
+        assert got["exact"] and got["complete"], moves
+        assert got["score"] == expected.score, moves
+        wanted = {m: {"score": s.score, "exact": True} for m, s in expected.move_scores.items()}
+        assert got["move_scores"] == wanted, moves
+        assert got["best_moves"] == sorted(
+            m for m, s in wanted.items() if s["score"] == got["score"]
+        )
+        assert got["to_move"] == len(moves) % 2
+
+
+def benchmark_positions() -> list[tuple[str, int]]:
+    """A few positions of each public benchmark file (their exact scores)."""
+    chosen = []
+    for name, count in (("Test_L3_R1", 4), ("Test_L2_R1", 2), ("Test_L2_R2", 2)):
+        lines = (DATA / name).read_text().split("\n")[:count]
+        chosen += [(moves, int(score)) for moves, score in (line.split() for line in lines)]
+    return chosen
+
+
+def test_connect4_scores_match_the_benchmark_files(open_app: Flask) -> None:
+    client = open_app.test_client()
+    for moves, score in benchmark_positions():
+        got = analysis(client, "connect4", moves)
+        assert got["exact"] and got["score"] == score, (moves, got)
+        exact = {m: s["score"] for m, s in got["move_scores"].items() if s["exact"]}
+        assert max(exact.values()) == score and got["best_moves"], (moves, got)
+        assert all(exact[m] == score for m in got["best_moves"])
+
+
+def test_a_finished_position_is_answered_without_a_search(client: FlaskClient) -> None:
+    won = analysis(client, "tictactoe", "14253")  # X completes 1-2-3 with its third stone
+    assert (won["status"], won["score"], won["exact"], won["best_moves"]) == ("won", -3, True, [])
+    assert won["move_scores"] == {} and won["to_move"] == 1
+
+
+@pytest.mark.parametrize(
+    ("query", "code"),
+    [
+        ("game=chess&moves=1", protocol.UNKNOWN_GAME),
+        ("moves=1", protocol.UNKNOWN_GAME),
+        ("game=tictactoe&moves=0", protocol.ILLEGAL_MOVE),
+        ("game=tictactoe&moves=11", protocol.ILLEGAL_MOVE),  # a taken cell
+        ("game=tictactoe&moves=abc", protocol.ILLEGAL_MOVE),
+        ("game=tictactoe&moves=1425368", protocol.ILLEGAL_MOVE),  # past the end of the game
+        ("game=connect4&moves=8", protocol.ILLEGAL_MOVE),
+        ("game=connect4&moves=1111111", protocol.ILLEGAL_MOVE),  # a full column
+        ("game=connect4&moves=" + "1234567" * 6 + "1", protocol.ILLEGAL_MOVE),  # too long
+    ],
+)
+def test_bad_positions_are_refused(client: FlaskClient, query: str, code: str) -> None:
+    response = client.get(f"/api/analysis?{query}")
+    assert response.status_code == 400
+    error = response.get_json()["error"]
+    assert error["code"] == code and error["message"]
+
+
+def test_the_analysis_is_rate_limited(tmp_path: Path) -> None:
+    app = make_app(tmp_path / "games.db", RATE_LIMIT_ANALYSE_PER_IDENTITY="2/minute")
+    try:
+        client = app.test_client()
+        client.get("/")  # an identity cookie: the per-identity limit applies
+        for _ in range(2):
+            assert client.get("/api/analysis?game=tictactoe&moves=5").status_code in (200, 202)
+        refused = client.get("/api/analysis?game=tictactoe&moves=5")
+        assert refused.status_code == 429 and int(refused.headers["Retry-After"]) >= 1
+        assert refused.get_json()["error"]["code"] == protocol.RATE_LIMITED
+        assert app.test_client().get("/api/analysis?game=tictactoe&moves=5").status_code == 200
+    finally:
+        close_app(app)
+
+
+def test_a_slow_search_answers_pending_then_the_result_once(held: MakeHeld) -> None:
+    app, holds = held(ANALYSIS_WAIT_SECONDS=0.05, **NO_LIMITS)
+    client = app.test_client()
+    first = client.get("/api/analysis?game=tictactoe&moves=5")
+    assert first.status_code == 202 and first.headers["Retry-After"]
+    assert first.get_json() == {"game": "tictactoe", "moves": "5", "pending": True}
+    assert first.headers["Cache-Control"] == "no-store"
+    holds.started(label("tictactoe", "5"))
+    assert client.get("/api/analysis?game=tictactoe&moves=5").status_code == 202
+    holds.release()
+    got = analysis(client, "tictactoe", "5")
+    assert got["exact"] and got["score"] == 0
+    assert client.get("/api/analysis?game=tictactoe&moves=5").status_code == 200  # cached
+    assert len(holds.runs(label("tictactoe", "5"))) == 1  # one search for every request
+
+
+def test_a_full_pool_answers_busy(held: MakeHeld) -> None:
+    app, holds = held(ANALYSIS_WAIT_SECONDS=0.05, SEARCH_OWNER_LIMIT=1, **NO_LIMITS)
+    client = app.test_client()
+    assert client.get("/api/analysis?game=tictactoe&moves=1").status_code == 202  # runs
+    holds.started(label("tictactoe", "1"))
+    assert client.get("/api/analysis?game=tictactoe&moves=2").status_code == 202  # waits
+    busy = client.get("/api/analysis?game=tictactoe&moves=3")
+    assert busy.status_code == 503 and busy.headers["Retry-After"]
+    assert busy.get_json()["error"]["code"] == protocol.BUSY
+
+
+# -- the review ---------------------------------------------------------------------------
+
+
+def test_the_review_of_a_finished_game_marks_the_blunder(
+    client: FlaskClient, start: Callable[..., tuple[dict[str, Any], Listener]]
+) -> None:
+    # X threatens 3 but plays 9; the engine (O, perfect) wins at 6.
+    state, player = start("tictactoe", moves="14259")
+    over = player.wait_for(protocol.STATE, lambda s: s["status"] != "playing")
+    assert over["moves"] == "142596" and over["winner"] == 1
+    response = client.get(f"/api/games/{state['id']}/review")
+    assert response.status_code == 200 and response.headers["X-Review-Pending"] == "0"
+    review = response.get_json()
+    assert [e["ply"] for e in review] == [1, 2, 3, 4, 5, 6]
+    assert [e["class"] for e in review] == [
+        "best", "mistake", "best", "inaccuracy", "blunder", "best",
+    ]  # fmt: skip
+    blunder = review[4]
+    assert blunder == {
+        "ply": 5, "player": 0, "move": "9", "value_before": 3, "value_after": -3,
+        "best_moves": ["3"], "class": "blunder",
+    }  # fmt: skip
+    assert client.get(f"/api/games/{state['id']}/review").get_json() == review  # cached
+
+
+def test_a_game_in_progress_can_be_reviewed(
+    client: FlaskClient, start: Callable[..., tuple[dict[str, Any], Listener]]
+) -> None:
+    state, _ = start("tictactoe", moves="1", settings={"engine_plays": "first"})
+    review = client.get(f"/api/games/{state['id']}/review").get_json()
+    assert [(e["move"], e["class"]) for e in review] == [("1", "best")]
+
+
+def test_the_review_of_an_unknown_game_is_404(client: FlaskClient) -> None:
+    response = client.get("/api/games/nosuchgame/review")
+    assert response.status_code == 404
+    assert response.get_json()["error"]["code"] == protocol.UNKNOWN_GAME
+
+
+def test_an_unfinished_review_says_what_is_missing(held: MakeHeld) -> None:
+    app, holds = held(REVIEW_WAIT_SECONDS=0.05, **NO_LIMITS)
+    client = app.test_client()
+    created = client.post("/api/games", json={"game": "tictactoe", "moves": "15"})
+    game_id = created.get_json()["id"]
+    response = client.get(f"/api/games/{game_id}/review")
+    assert response.status_code == 200 and int(response.headers["X-Review-Pending"]) > 0
+    assert response.headers["Retry-After"]
+    assert all(e["class"] is None for e in response.get_json())
+    holds.release()
+
+    def complete() -> bool:
+        again = client.get(f"/api/games/{game_id}/review")
+        return again.headers["X-Review-Pending"] == "0"
+
+    wait_until(complete)
+    review = client.get(f"/api/games/{game_id}/review").get_json()
+    assert [e["class"] for e in review] == ["best", "best"]
