@@ -17,10 +17,9 @@ from webapp.services import GameError, GameService
 from webapp.services.analysis import Analyses
 from webapp.services.positions import preview
 from webapp.services.review import Reviews
-from webapp.services.seats import token_hash
 from webapp.store import GameRecord
 from webapp.web.admission import RateLimited, admit
-from webapp.web.identity import ensure_identity, has_legacy_seat, identity, token_for
+from webapp.web.identity import ensure_identity, has_legacy_seat, identity, requester, token_for
 from webapp.workers import SearchPool
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -47,12 +46,6 @@ def init_app(app: Flask, pool: SearchPool) -> None:
 def service() -> GameService:
     found: GameService = current_app.extensions["lookahead"]
     return found
-
-
-def requester() -> str:
-    """Who asks, for the search quotas: the identity's hash, or the address without one."""
-    token = identity()
-    return token_hash(token) if token else f"addr:{request.remote_addr}"
 
 
 def json_body() -> dict[str, Any]:

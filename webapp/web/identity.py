@@ -19,7 +19,7 @@ import re
 from flask import Flask, current_app, g, request
 from werkzeug.wrappers import Response as BaseResponse
 
-from webapp.services.seats import cookie_name, new_token
+from webapp.services.seats import cookie_name, new_token, token_hash
 
 #: The identity cookie's name.
 COOKIE = "lookahead_id"
@@ -78,3 +78,10 @@ def _set_cookie(response: BaseResponse) -> BaseResponse:
 def init_app(app: Flask) -> None:
     """Set the identity cookie on any response whose request was given one."""
     app.after_request(_set_cookie)
+
+
+def requester() -> str:
+    """Who asks (an HTTP request or a Socket.IO event), for the search quotas: the
+    identity's hash, as the games it owns are keyed, or the address without one."""
+    token = identity()
+    return token_hash(token) if token else f"addr:{request.remote_addr}"
