@@ -9,7 +9,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from tests.web.helpers import make_app
+from tests.web.helpers import create, make_app
 from webapp import protocol
 from webapp.engine.results import Limits
 from webapp.engine.search import search
@@ -104,3 +104,10 @@ def test_trees_are_rate_limited_like_analyses(tight: Flask) -> None:
     refused = client.get(query)
     assert refused.status_code == 429 and int(refused.headers["Retry-After"]) >= 1
     assert refused.get_json()["error"]["code"] == protocol.RATE_LIMITED
+
+
+def test_the_game_page_links_to_the_tree_of_its_position(client: FlaskClient) -> None:
+    state = create(client, "connect4", moves="4453", settings={"engine_plays": "second"})
+    page = client.get(f"/g/{state['id']}").get_data(as_text=True)
+    assert 'id="tree-link"' in page
+    assert "/tree?game=connect4&amp;algorithm=alphabeta&amp;moves=4453" in page
