@@ -101,7 +101,8 @@ export function visitedLines(tree, rootId) {
 /** A value for a node label: "+3", "−1", "0", "+0.12", with "≥"/"≤" for a bound; "?" unknown. */
 export function valueText(value, bound) {
   if (value === null || value === undefined) return "?";
-  const magnitude = Number.isInteger(value) ? String(Math.abs(value)) : Math.abs(value).toFixed(2);
+  // Estimates are thousandths of a win (the server's scale): all three digits, trailing zeros cut.
+  const magnitude = Number.isInteger(value) ? String(Math.abs(value)) : String(Number(Math.abs(value).toFixed(3)));
   const sign = value > 0 ? "+" : value < 0 ? "\u2212" : "";
   const prefix = bound === "lower" ? "\u2265" : bound === "upper" ? "\u2264" : "";
   return `${prefix}${sign}${magnitude}`;

@@ -229,7 +229,8 @@ export function createTreeView(host, { label, onSelect, onToggle }) {
     const box = root.getBoundingClientRect();
     const { width, height } = scene.layout;
     const k = Math.min(1, (box.width - MARGIN * 1.5) / (width + COLUMN), (box.height - MARGIN) / (height + 20));
-    view.k = Math.max(0.4, k); // past this, labels are unreadable: pan instead
+    const smallest = box.width < 600 ? 0.75 : 0.4; // below this labels are unreadable: pan instead
+    view.k = Math.max(smallest, k);
     view.x = MARGIN + COLUMN * view.k + Math.max(0, (box.width - MARGIN * 1.5 - (width + COLUMN) * view.k) / 2);
     view.y = MARGIN / 2 + 4;
     applyView();
