@@ -20,7 +20,7 @@ from webapp.services import GameService, retention
 from webapp.services.retention import RetentionSchedule
 from webapp.services.searches import RETRY_DELAYS
 from webapp.store import GameStore, describe, open_store
-from webapp.web import admission, api, identity, pages, sockets  # noqa: F401  (sockets registers its handlers)
+from webapp.web import admission, api, identity, pages, sockets, tree  # noqa: F401  (sockets registers its handlers)
 from webapp.web.extensions import socketio
 from webapp.web.packets import SafePacket
 from webapp.workers import SearchPool
@@ -90,6 +90,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
+    app.register_blueprint(tree.bp)
     pages.register_error_pages(app)
     identity.init_app(app)
     admission.init_app(app)

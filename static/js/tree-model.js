@@ -1,0 +1,153 @@
+// The search tree as the explorer needs it, built from GET /api/tree's
+// answer: children, subtree sizes, what is known at each step of the search,
+// the best line, and the words that explain a window or a cut-off. No DOM.
+//
+// Nodes arrive in visit order (node `id` is the step at which the engine
+// reached it). Values are from Max's side (the side to move at the root),
+// on the public scale: exact scores are whole numbers (wins >= 1, losses
+// <= -1, 0 a draw), estimates lie strictly between -1 and 1. A node's own
+// search covers ids id .. id + size - 1, so its value is known once the
+// step passes its last node.
+
+/** Max moves at even depths (the root's side), Min at odd ones. */
+export const isMax = (node) => node.depth % 2 === 0;
+
+/** Index the answer: children, the subtree count drawn under a collapsed node, iteration roots. */
+export function buildTree(data) {
+  const nodes = data.nodes.map((n) => ({ ...n, kids: [], total: 1 }));
+  for (const node of nodes) if (node.parent !== null) nodes[node.parent].kids.push(node.id);
+  for (let i = nodes.length - 1; i >= 0; i -= 1) {
+    const node = nodes[i];
+    if (node.parent !== null) nodes[node.parent].total += node.total;
+  }
+  const roots = nodes.filter((n) => n.parent === null).map((n) => n.id);
+  const cuts = nodes.filter((n) => n.cut).map((n) => n.id);
+  // The steps at which each cut-off (its search finished) and each table hit happen, sorted.
+  const cutSteps = cuts.map((id) => doneAt(nodes[id])).sort((a, b) => a - b);
+  const hitSteps = nodes.filter((n) => n.tt_hit !== null).map((n) => n.id);
+  return { ...data, nodes, roots, cuts, cutSteps, hitSteps };
+}
+
+/** How many of the sorted `steps` are at or before `step` (a binary search). */
+export function countUpTo(steps, step) {
+  let low = 0;
+  let high = steps.length;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if (steps[mid] <= step) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+/** The last step of a node's own search (Infinity if a truncated trace never finished it). */
+export function doneAt(node) {
+  return node.size > 0 ? node.id + node.size - 1 : Infinity;
+}
+
+/** The iteration root a node belongs to. */
+export function rootOf(tree, id) {
+  let node = tree.nodes[id];
+  while (node.parent !== null) node = tree.nodes[node.parent];
+  return node.id;
+}
+
+/** Ids from the root down to `id`. */
+export function pathTo(tree, id) {
+  const path = [];
+  for (let n = tree.nodes[id]; n; n = n.parent === null ? null : tree.nodes[n.parent]) path.push(n.id);
+  return path.reverse();
+}
+
+/** The moves from the root position to a node ("" for the root). */
+export function movesTo(tree, id) {
+  return pathTo(tree, id).slice(1).map((i) => tree.nodes[i].move).join("");
+}
+
+/** The next cut-off node after `step` (the one whose search finishes first), or null. */
+export function nextCut(tree, step) {
+  let best = null;
+  for (const id of tree.cuts) {
+    const node = tree.nodes[id];
+    if (doneAt(node) > step && (best === null || doneAt(node) < doneAt(best))) best = node;
+  }
+  return best;
+}
+
+/** Ids on the best line of an iteration: its root, then each pv move among its own children. */
+export function bestLine(tree, rootId, pv) {
+  const line = [rootId];
+  let node = tree.nodes[rootId];
+  for (const move of pv || "") {
+    const next = node.kids.map((k) => tree.nodes[k]).find((k) => k.move === move && !k.line);
+    if (!next) break;
+    line.push(next.id);
+    node = next;
+  }
+  return line;
+}
+
+/** The lines of moves (from the root) that an iteration's search visited. */
+export function visitedLines(tree, rootId) {
+  const lines = new Set();
+  const walk = (id, prefix) => {
+    lines.add(prefix);
+    for (const kid of tree.nodes[id].kids) walk(kid, prefix + tree.nodes[kid].move);
+  };
+  walk(rootId, "");
+  return lines;
+}
+
+/** A value for a node label: "+3", "−1", "0", "+0.12", with "≥"/"≤" for a bound; "?" unknown. */
+export function valueText(value, bound) {
+  if (value === null || value === undefined) return "?";
+  // Estimates are thousandths of a win (the server's scale): all three digits, trailing zeros cut.
+  const magnitude = Number.isInteger(value) ? String(Math.abs(value)) : String(Number(Math.abs(value).toFixed(3)));
+  const sign = value > 0 ? "+" : value < 0 ? "\u2212" : "";
+  const prefix = bound === "lower" ? "\u2265" : bound === "upper" ? "\u2264" : "";
+  return `${prefix}${sign}${magnitude}`;
+}
+
+/** What a value means for Max, in words. */
+export function valueWords(value) {
+  if (value === null || value === undefined) return "not known yet";
+  if (value >= 1) return "a forced win for Max";
+  if (value <= -1) return "a forced win for Min";
+  if (value === 0) return "level (a draw if exact)";
+  return value > 0 ? "an estimate in Max's favour" : "an estimate in Min's favour";
+}
+
+/** A window in words: "α = −∞, β = +3". */
+export function windowText(node) {
+  const a = node.alpha === null ? "\u2212\u221e" : valueText(node.alpha);
+  const b = node.beta === null ? "+\u221e" : valueText(node.beta);
+  return `\u03b1 = ${a}, \u03b2 = ${b}`;
+}
+
+/** Why a cut-off node stopped searching, in words (null if it did not). */
+export function cutReason(node, moveNoun = "move") {
+  if (!node.cut) return null;
+  const skipped = `${node.pruned.length} ${moveNoun}${node.pruned.length === 1 ? "" : "s"} (${node.pruned.join(", ")})`;
+  if (isMax(node)) {
+    const beta = valueText(node.beta);
+    return `Max already has ${valueText(node.value, null)} here, at least β = ${beta}, which Min can ` +
+      `keep Max below elsewhere: Min will never allow this position, so Max's other ${skipped} ` +
+      "are not searched.";
+  }
+  const alpha = valueText(node.alpha);
+  return `Min already has a reply worth ${valueText(node.value, null)}, already no better than ` +
+    `α = ${alpha} for Max, which Max has elsewhere: Max will never play into this, so Min's other ` +
+    `${skipped} are not searched.`;
+}
+
+/** What kind of node this is, in words. */
+export function kindWords(tree, node) {
+  switch (node.kind) {
+    case "root": return `the position searched, iteration to depth ${node.iteration}`;
+    case "terminal": return "the game is over here";
+    case "leaf": return "the search's horizon: the position is evaluated, not searched";
+    case "hit": return `a transposition-table hit: the result of node ${node.tt_hit + 1} (the same position, searched before) is reused`;
+    case "inner": return node.cut ? "searched until a cut-off" : "every move searched";
+    default: return tree.truncated ? "still open when the trace reached its node limit" : "being searched";
+  }
+}

@@ -1,0 +1,409 @@
+// The search-tree explorer page (/tree): fetch the traced search, step
+// through it in visit order, explain each node, compare the algorithms.
+//
+// The step is the id of the last node visited: everything up to it is drawn,
+// values appear as their subtrees finish, and finished subtrees fold into a
+// count unless the whole iteration is small (or the reader opens them).
+
+import { boardView, createBoard } from "./board-view.js";
+import { readJSON } from "./config.js";
+import { count } from "./format.js";
+import { gameInfo } from "./rules.js";
+import { layoutTree } from "./tree-layout.js";
+import * as M from "./tree-model.js";
+import { createTreeView } from "./tree-view.js";
+
+/** Iterations with at most this many nodes are drawn whole. */
+const SMALL_TREE = 90;
+const SPEEDS = [1, 3, 10, 30, 100, 300];
+
+const request = readJSON("tree-request");
+const info = gameInfo(request.game);
+const $ = (id) => document.getElementById(id);
+const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
+
+const state = {
+  tree: null,
+  step: 0,
+  selected: 0,
+  userOpen: new Set(),
+  userClosed: new Set(),
+  playing: false,
+  speed: 10,
+  skipped: null,
+  other: null, // the compared tree (side by side)
+};
+
+const view = createTreeView($("tree-main"), {
+  label: "The search tree, in the order the engine visited it",
+  onSelect: (id, how) => select(id, how),
+  onToggle: (id) => toggle(id),
+});
+const board = createBoard($("tree-board"), request.game, () => {});
+
+async function fetchTree(params) {
+  const query = new URLSearchParams({ ...request, ...params });
+  for (const key of ["moves"]) if (!query.get(key)) query.delete(key);
+  const response = await fetch(`/api/tree?${query}`);
+  const body = await response.json();
+  if (!response.ok) throw new Error(body.error?.message || "The tree could not be loaded.");
+  return M.buildTree(body);
+}
+
+// -- what is shown at a step ------------------------------------------------------------------
+function currentRoot(tree, step) {
+  return M.rootOf(tree, Math.min(step, tree.nodes.length - 1));
+}
+
+function openRule(tree, step, path, small) {
+  return (node) => {
+    if (state.userClosed.has(node.id)) return false;
+    if (state.userOpen.has(node.id) || small) return true;
+    return node.parent === null || path.has(node.id);
+  };
+}
+
+function scene(tree, step, { forMain }) {
+  const rootId = currentRoot(tree, step);
+  const shown = (node) => node.id <= step;
+  const path = new Set(M.pathTo(tree, Math.min(step, tree.nodes.length - 1)));
+  if (forMain) for (const id of M.pathTo(tree, state.selected)) path.add(id);
+  const root = tree.nodes[rootId];
+  const small = M.doneAt(root) <= tree.nodes.length && root.total <= SMALL_TREE;
+  const open = forMain ? openRule(tree, step, path, small) : (node) =>
+    !otherClosed.has(node.id) && (otherOpen.has(node.id) || small || node.parent === null);
+  const pruned = (node) => (node.cut && M.doneAt(node) <= step ? node.pruned : []);
+  const layout = layoutTree(tree, rootId, { shown, open, pruned });
+  const finished = step >= tree.nodes.length - 1 && !tree.truncated;
+  const last = tree.roots[tree.roots.length - 1];
+  let best = new Set();
+  if (finished && rootId === last) best = new Set(M.bestLine(tree, rootId, tree.pv));
+  else if (M.doneAt(root) <= step) best = new Set(valueLine(tree, rootId));
+  return { rootId, layout, best };
+}
+
+/** An earlier iteration's best line: children whose value is their parent's, exact. */
+function valueLine(tree, rootId) {
+  const line = [rootId];
+  let node = tree.nodes[rootId];
+  for (;;) {
+    const next = node.kids.map((k) => tree.nodes[k]).find((k) => !k.line && k.exact && k.value === node.value);
+    if (!next) return line;
+    line.push(next.id);
+    node = next;
+  }
+}
+
+// -- drawing ----------------------------------------------------------------------------------
+let lastRoot = null;
+
+function render({ follow = true } = {}) {
+  const { tree, step } = state;
+  const drawn = scene(tree, step, { forMain: true });
+  view.draw({
+    tree, layout: drawn.layout, step, current: step, selected: state.selected,
+    best: drawn.best, skipped: state.skipped, moveNoun: info.moveNoun,
+  });
+  if (drawn.rootId !== lastRoot) {
+    lastRoot = drawn.rootId;
+    view.fit(); // a new iteration: its tree from the top
+  }
+  if (follow) view.center(step);
+  renderCounts(drawn.rootId);
+  renderIterations(drawn.rootId);
+  detailsSoon();
+}
+
+/** The details (and their board) at most every DETAILS_MS while stepping fast, then once more. */
+const DETAILS_MS = 120;
+let detailsTimer = null;
+let detailsAt = 0;
+function detailsSoon() {
+  const wait = detailsAt + DETAILS_MS - performance.now();
+  if (wait <= 0) {
+    detailsAt = performance.now();
+    renderDetails(state.selected);
+  } else if (detailsTimer === null) {
+    detailsTimer = setTimeout(() => {
+      detailsTimer = null;
+      detailsAt = performance.now();
+      renderDetails(state.selected);
+    }, wait);
+  }
+}
+
+function renderCounts(rootId) {
+  const { tree, step } = state;
+  $("step-text").textContent = `Node ${count(step + 1)} of ${count(tree.nodes.length)}`;
+  $("count-visited").textContent = count(step + 1);
+  $("count-cuts").textContent = count(M.countUpTo(tree.cutSteps, step));
+  $("count-hits").textContent = count(M.countUpTo(tree.hitSteps, step));
+  $("count-iteration").textContent = `${tree.nodes[rootId].iteration}`;
+  $("step-back").disabled = $("step-start").disabled = step === 0;
+  const atEnd = step >= tree.nodes.length - 1;
+  $("step-next").disabled = $("step-end").disabled = atEnd;
+  $("step-cut").disabled = M.nextCut(tree, step) === null;
+  if (atEnd && state.playing) setPlaying(false);
+}
+
+function renderIterations(rootId) {
+  const list = $("iterations");
+  const { tree } = state;
+  if (list.childElementCount !== tree.roots.length) {
+    list.replaceChildren(...tree.roots.map((id) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "button button-small iteration";
+      button.dataset.root = String(id);
+      const root = tree.nodes[id];
+      button.textContent = `Depth ${root.iteration} · ${count(root.total)}`;
+      button.addEventListener("click", () => goTo(Math.min(M.doneAt(root), tree.nodes.length - 1)));
+      return button;
+    }));
+  }
+  for (const button of list.children) {
+    button.setAttribute("aria-pressed", String(Number(button.dataset.root) === rootId));
+  }
+}
+
+function renderDetails(id, preview = false) {
+  const { tree, step } = state;
+  const node = tree.nodes[id];
+  const known = M.doneAt(node) <= step;
+  const moves = M.movesTo(tree, id);
+  const who = M.isMax(node) ? `Max (${info.players[request.moves.length % 2]})` : `Min (${info.players[(request.moves.length + 1) % 2]})`;
+  $("detail-title").textContent = node.parent === null
+    ? `Node ${id + 1}: the root, iteration ${node.iteration}`
+    : `Node ${id + 1}: after ${info.moveNoun}${moves.length > 1 ? "s" : ""} ${moves.split("").join(" ")}`;
+  const rows = [
+    ["To move", `${who}: ${M.isMax(node) ? "takes the largest value" : "takes the smallest value"}`],
+    ["Value", known ? `${M.valueText(node.value, node.bound)}: ${boundWords(node)}${M.valueWords(node.value)}` : "not known yet (its search is not finished)"],
+  ];
+  if (tree.algorithm === "alphabeta") rows.push(["Window", `${M.windowText(node)}${windowWords(node)}`]);
+  rows.push(["What happened", known || node.kind !== "open" ? M.kindWords(tree, node) : "being searched"]);
+  if (known && node.cut) rows.push(["Cut-off", M.cutReason(node, info.moveNoun)]);
+  if (node.line) rows.push(["Line check", "searched again after the iteration, to confirm the best line move by move"]);
+  $("detail-list").replaceChildren(...rows.flatMap(([term, text]) => {
+    const dt = document.createElement("dt");
+    dt.textContent = term;
+    const dd = document.createElement("dd");
+    dd.textContent = text;
+    return [dt, dd];
+  }));
+  const reused = $("detail-reused");
+  reused.hidden = node.tt_hit === null;
+  if (node.tt_hit !== null) {
+    reused.textContent = `Show node ${node.tt_hit + 1}, whose result this hit reused`;
+    reused.dataset.target = String(node.tt_hit);
+  }
+  $("detail").classList.toggle("previewing", preview);
+  board.set(boardView({ game: request.game, moves: request.moves + moves, interactive: false }));
+}
+
+function boundWords(node) {
+  if (node.bound === "lower") return "at least this (a lower bound), ";
+  if (node.bound === "upper") return "at most this (an upper bound), ";
+  return "";
+}
+
+function windowWords(node) {
+  if (node.alpha === null && node.beta === null) return ": nothing is known yet from elsewhere";
+  const parts = [];
+  if (node.alpha !== null) parts.push(`Max already has ${M.valueText(node.alpha)} elsewhere`);
+  if (node.beta !== null) parts.push(`Min already holds Max to ${M.valueText(node.beta)} elsewhere`);
+  return `: ${parts.join("; ")}`;
+}
+
+// -- stepping ---------------------------------------------------------------------------------
+function goTo(step, { follow = true, select = null } = {}) {
+  const { tree } = state;
+  state.step = Math.max(0, Math.min(step, tree.nodes.length - 1));
+  state.selected = select ?? state.step;
+  render({ follow });
+  if (!state.playing) announce();
+}
+
+function announce() {
+  const node = state.tree.nodes[state.step];
+  const words = node.parent === null ? `Iteration to depth ${node.iteration} starts.`
+    : `Node ${node.id + 1}: ${info.moveNoun} ${node.move}, ${M.isMax(node) ? "Max" : "Min"} to move.`;
+  $("announcer").textContent = words;
+}
+
+let frame = null;
+function setPlaying(on) {
+  state.playing = on;
+  $("play").textContent = on ? "Pause" : "Play";
+  $("play").setAttribute("aria-pressed", String(on));
+  if (frame !== null) cancelAnimationFrame(frame);
+  frame = null;
+  if (!on) { announce(); return; }
+  let last = performance.now();
+  let owed = 0;
+  const tick = (now) => {
+    owed += ((now - last) / 1000) * state.speed;
+    last = now;
+    if (owed >= 1) {
+      const steps = Math.floor(owed);
+      owed -= steps;
+      goTo(state.step + steps);
+    }
+    if (state.playing) frame = requestAnimationFrame(tick);
+  };
+  frame = requestAnimationFrame(tick);
+}
+
+function select(id, how = {}) {
+  if (how.hover) { renderDetails(id, true); return; }
+  state.selected = id;
+  if (how.toggle) toggle(id);
+  else render({ follow: false });
+}
+
+function toggle(id) {
+  const node = state.tree.nodes[id];
+  const item = [...document.querySelectorAll("#tree-main .tree-node")].find((g) => g.dataset.id === String(id));
+  const isOpen = item && item.getAttribute("aria-expanded") === "true";
+  state.selected = id;
+  if (isOpen) { state.userOpen.delete(id); state.userClosed.add(id); }
+  else { state.userClosed.delete(id); state.userOpen.add(id); }
+  if (!node.kids.length) state.userOpen.delete(id);
+  render({ follow: false });
+}
+
+// -- comparing --------------------------------------------------------------------------------
+const otherOpen = new Set();
+const otherClosed = new Set();
+let otherView = null;
+
+async function compare() {
+  const button = $("compare-button");
+  button.disabled = true;
+  $("compare-status").textContent = "Searching the same position three ways…";
+  try {
+    const variants = [
+      { algorithm: "minimax", ordering: "engine", label: "Minimax" },
+      { algorithm: "alphabeta", ordering: "engine", label: "Alpha-beta, engine's move order" },
+      { algorithm: "alphabeta", ordering: "natural", label: "Alpha-beta, natural move order" },
+    ];
+    const trees = [];
+    for (const v of variants) trees.push(await fetchTree({ algorithm: v.algorithm, ordering: v.ordering }));
+    const [minimax, engine] = trees;
+    const reached = new Set();
+    for (const root of engine.roots) for (const line of M.visitedLines(engine, root)) reached.add(line);
+    const skipped = new Set();
+    for (const node of minimax.nodes) if (!reached.has(M.movesTo(minimax, node.id))) skipped.add(node.id);
+    $("compare-rows").replaceChildren(...variants.map((v, i) => {
+      const tr = document.createElement("tr");
+      const t = trees[i];
+      const cells = [v.label, count(t.node_count) + (t.truncated ? "+ (limit)" : ""),
+        t.root_value === null ? "–" : M.valueText(t.root_value, "exact"), t.best_move ?? "–"];
+      cells.forEach((text, j) => {
+        const cell = document.createElement(j === 0 ? "th" : "td");
+        if (j === 0) cell.scope = "row";
+        if (j === 1) cell.className = "num";
+        cell.textContent = text;
+        tr.append(cell);
+      });
+      return tr;
+    }));
+    $("compare-table").hidden = false;
+    const total = minimax.nodes.length;
+    $("compare-status").textContent = minimax.truncated
+      ? `Minimax reached the node limit, so the comparison covers its first ${count(total)} nodes. `
+      : "";
+    $("compare-status").textContent +=
+      `Alpha-beta (engine's order) never visited ${count(skipped.size)} of minimax's ${count(total)} nodes: they are struck through in the minimax tree.`;
+    const showMinimax = request.algorithm === "alphabeta";
+    if (!showMinimax) state.skipped = skipped;
+    state.other = showMinimax ? { tree: minimax, skipped } : { tree: engine, skipped: null };
+    $("tree-other-title").textContent = showMinimax ? "Minimax, same position and depth" : "Alpha-beta (engine's order), same position and depth";
+    $("tree-panes").classList.add("side-by-side");
+    $("tree-other").hidden = false;
+    otherView = createTreeView($("tree-other-host"), {
+      label: $("tree-other-title").textContent,
+      onSelect: (id, how) => { if (how.toggle) toggleOther(id); },
+      onToggle: (id) => toggleOther(id),
+    });
+    renderOther(true);
+    render({ follow: false });
+    view.fit();
+  } catch (err) {
+    $("compare-status").textContent = err.message;
+  } finally {
+    button.disabled = false;
+  }
+}
+
+function renderOther(fit = false) {
+  const { tree, skipped } = state.other;
+  const step = tree.nodes.length - 1;
+  const drawn = scene(tree, step, { forMain: false });
+  otherView.draw({ tree, layout: drawn.layout, step, current: -1, selected: -1, best: drawn.best, skipped, moveNoun: info.moveNoun });
+  if (fit) otherView.fit();
+}
+
+function toggleOther(id) {
+  const drawn = [...document.querySelectorAll("#tree-other-host .tree-node")].find((g) => g.dataset.id === String(id));
+  if (drawn && drawn.getAttribute("aria-expanded") === "true") { otherOpen.delete(id); otherClosed.add(id); }
+  else { otherClosed.delete(id); otherOpen.add(id); }
+  renderOther();
+}
+
+// -- wiring -----------------------------------------------------------------------------------
+function bind() {
+  $("step-start").addEventListener("click", () => goTo(0));
+  $("step-back").addEventListener("click", () => goTo(state.step - 1));
+  $("step-next").addEventListener("click", () => goTo(state.step + 1));
+  $("step-end").addEventListener("click", () => goTo(state.tree.nodes.length - 1));
+  $("step-cut").addEventListener("click", () => {
+    const next = M.nextCut(state.tree, state.step);
+    if (next !== null) goTo(M.doneAt(next), { select: next.id });
+  });
+  $("play").addEventListener("click", () => setPlaying(!state.playing));
+  const speed = $("speed");
+  speed.max = String(SPEEDS.length - 1);
+  speed.addEventListener("input", () => {
+    state.speed = SPEEDS[Number(speed.value)];
+    $("speed-text").textContent = `${state.speed} nodes/s`;
+  });
+  state.speed = SPEEDS[Number(speed.value)];
+  $("speed-text").textContent = `${state.speed} nodes/s`;
+  $("zoom-in").addEventListener("click", () => view.zoomBy(1.25));
+  $("zoom-out").addEventListener("click", () => view.zoomBy(0.8));
+  $("zoom-fit").addEventListener("click", () => view.fit());
+  $("detail-reused").addEventListener("click", (event) => {
+    const target = Number(event.currentTarget.dataset.target);
+    state.selected = target;
+    render({ follow: false });
+    view.center(target, true);
+  });
+  $("compare-button").addEventListener("click", compare);
+  document.addEventListener("keydown", (event) => {
+    if (event.target.closest("input, select, textarea, .tree-svg") || event.ctrlKey || event.metaKey || event.altKey) return;
+    const keys = { n: () => goTo(state.step + 1), b: () => goTo(state.step - 1), c: () => $("step-cut").click(), p: () => setPlaying(!state.playing) };
+    if (keys[event.key]) { event.preventDefault(); keys[event.key](); }
+  });
+  reducedMotion.addEventListener?.("change", () => document.body.classList.toggle("reduce-motion", reducedMotion.matches));
+  document.body.classList.toggle("reduce-motion", reducedMotion.matches);
+}
+
+async function start() {
+  bind();
+  try {
+    state.tree = await fetchTree({});
+  } catch (err) {
+    $("tree-status").textContent = err.message;
+    $("tree-status").classList.add("error");
+    return;
+  }
+  const { tree } = state;
+  const limitNote = tree.truncated ? ` It stopped at the node limit (${count(tree.limit)}): raise the limit or lower the depth to see the whole search.` : "";
+  $("tree-status").textContent = `${tree.algorithm === "minimax" ? "Minimax" : "Alpha-beta"} visited ${count(tree.node_count)} nodes` +
+    (tree.best_move ? `, chose ${info.moveNoun} ${tree.best_move} (value ${M.valueText(tree.root_value, "exact")}), expecting ${tree.pv.split("").join(" ")}.` : ".") + limitNote;
+  document.body.classList.add("tree-loaded");
+  goTo(0);
+}
+
+window.treeExplorer = { state, goTo, setPlaying }; // for tests and the frame-rate script
+start();

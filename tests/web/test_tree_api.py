@@ -1,0 +1,113 @@
+"""``GET /api/tree`` and the ``/tree`` page: checked input, bounded answers, rate limits."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from tests.web.helpers import create, make_app
+from webapp import protocol
+from webapp.engine.results import Limits
+from webapp.engine.search import search
+from webapp.engine.trace import MAX_LIMIT
+from webapp.games import new_game
+from webapp.web.app import close_app
+
+
+def test_a_tree_is_the_engines_search(client: FlaskClient) -> None:
+    answer = client.get("/api/tree?game=connect4&moves=4453&algorithm=alphabeta&depth=4")
+    assert answer.status_code == 200
+    tree = answer.get_json()
+    position = new_game("connect4", "4453")
+    engine = search(position, "alphabeta", Limits(depth=4), native=False, seed=0)
+    assert tree["node_count"] == len(tree["nodes"]) == engine.nodes
+    assert (tree["root_value"], tree["best_move"], tree["pv"]) == (
+        engine.score,
+        engine.best_move,
+        engine.pv,
+    )
+    assert not tree["truncated"] and tree["iterations"] == [1, 2, 3, 4]
+    assert (tree["game"], tree["moves"], tree["ordering"], tree["limit"]) == (
+        "connect4",
+        "4453",
+        "engine",
+        5000,
+    )
+    first = tree["nodes"][0]
+    assert set(first) >= {"id", "parent", "move", "depth", "alpha", "beta", "value", "exact"}
+    assert set(first) >= {"cut", "tt_hit"}
+    assert first["parent"] is None and first["move"] is None
+
+
+def test_the_limit_truncates_and_the_defaults_apply(client: FlaskClient) -> None:
+    tree = client.get("/api/tree?game=tictactoe&algorithm=minimax&limit=100").get_json()
+    assert tree["truncated"] and tree["node_count"] == len(tree["nodes"]) == 100
+    assert tree["depth"] == 9 and tree["root_value"] is None
+    whole = client.get("/api/tree?game=tictactoe&moves=15&algorithm=minimax&limit=8000").get_json()
+    assert not whole["truncated"] and whole["node_count"] == 7332  # the whole tree from there
+
+
+@pytest.mark.parametrize(
+    ("query", "code", "status"),
+    [
+        ("game=chess", protocol.UNKNOWN_GAME, 400),
+        ("game=tictactoe&moves=11", protocol.ILLEGAL_MOVE, 400),
+        ("game=tictactoe&moves=x", protocol.ILLEGAL_MOVE, 400),
+        ("game=connect4&moves=" + "1" * 43, protocol.ILLEGAL_MOVE, 400),
+        ("game=tictactoe&moves=12457", protocol.GAME_OVER, 409),
+        ("game=tictactoe&algorithm=mtdf", protocol.BAD_REQUEST, 400),
+        ("game=tictactoe&ordering=random", protocol.BAD_REQUEST, 400),
+        ("game=tictactoe&depth=0", protocol.BAD_REQUEST, 400),
+        ("game=tictactoe&depth=-1", protocol.BAD_REQUEST, 400),
+        ("game=tictactoe&depth=two", protocol.BAD_REQUEST, 400),
+        ("game=tictactoe&depth=%EF%BC%93", protocol.BAD_REQUEST, 400),  # a full-width 3
+        (f"game=tictactoe&limit={MAX_LIMIT + 1}", protocol.BAD_REQUEST, 400),
+        ("game=tictactoe&limit=0", protocol.BAD_REQUEST, 400),
+        ("game=tictactoe&nodes=5", protocol.BAD_REQUEST, 400),
+    ],
+)
+def test_bad_requests_are_refused_with_a_reason(
+    client: FlaskClient, query: str, code: str, status: int
+) -> None:
+    answer = client.get(f"/api/tree?{query}")
+    assert answer.status_code == status
+    error = answer.get_json()["error"]
+    assert error["code"] == code and error["message"]
+
+
+def test_the_page_shows_a_position_or_says_what_is_wrong(client: FlaskClient) -> None:
+    page = client.get("/tree?game=tictactoe&moves=15&algorithm=alphabeta&depth=9")
+    assert page.status_code == 200 and b'id="tree-request"' in page.data
+    bad = client.get("/tree?game=tictactoe&moves=55")
+    assert bad.status_code == 400 and b"no search tree to show" in bad.data
+
+
+@pytest.fixture
+def tight(tmp_path: Path) -> Iterator[Flask]:
+    made = make_app(
+        tmp_path / "games.db",
+        RATE_LIMIT_ANALYSE_PER_IDENTITY="2/minute",
+        RATE_LIMIT_ANALYSE_PER_ADDRESS="2/minute",
+    )
+    yield made
+    close_app(made)
+
+
+def test_trees_are_rate_limited_like_analyses(tight: Flask) -> None:
+    client = tight.test_client()
+    query = "/api/tree?game=tictactoe&moves=1529&algorithm=alphabeta"
+    assert [client.get(query).status_code for _ in range(2)] == [200, 200]
+    refused = client.get(query)
+    assert refused.status_code == 429 and int(refused.headers["Retry-After"]) >= 1
+    assert refused.get_json()["error"]["code"] == protocol.RATE_LIMITED
+
+
+def test_the_game_page_links_to_the_tree_of_its_position(client: FlaskClient) -> None:
+    state = create(client, "connect4", moves="4453", settings={"engine_plays": "second"})
+    page = client.get(f"/g/{state['id']}").get_data(as_text=True)
+    assert 'id="tree-link"' in page
+    assert "/tree?game=connect4&amp;algorithm=alphabeta&amp;moves=4453" in page

@@ -1,0 +1,45 @@
+"""The search-tree explorer: its page (``/tree``) and its data (``GET /api/tree``).
+
+The page is a shell: its script reads the same query (``game, moves,
+algorithm, depth``) and asks the API for the nodes. Both refuse a bad
+position the same way (``webapp.services.tree.tree_request``); the API
+answers ``{"error": {code, message}}``, the page a readable error page.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, jsonify, render_template, request
+
+from webapp import protocol
+from webapp.engine.trace import DEFAULT_LIMIT, MAX_LIMIT
+from webapp.services import GameError
+from webapp.services.tree import search_tree, tree_request
+from webapp.web.admission import admit
+from webapp.web.api import game_error
+from webapp.web.pages import error_page
+
+bp = Blueprint("tree", __name__)
+
+
+bp.register_error_handler(GameError, game_error)  # the JSON API's errors, Retry-After and all
+
+
+@bp.get("/api/tree")
+def tree_data() -> Response:
+    """Every node of the search, in visit order (see the README's "Search-tree explorer")."""
+    admit("analyse")
+    response = jsonify(search_tree(request.args))
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@bp.get("/tree")
+def tree_page() -> Any:
+    try:
+        shown = tree_request(request.args)
+    except GameError as error:
+        return error_page(f"There is no search tree to show: {error.message}", 400)
+    limits = {"default": DEFAULT_LIMIT, "max": MAX_LIMIT}
+    return render_template("tree.html", tree=shown, limits=limits, config=protocol.client_config())
