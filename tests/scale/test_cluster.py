@@ -14,6 +14,7 @@ import requests
 from tests.scale.cluster import Client, Cluster, create_game, game_of
 from tests.web.fake_searches import Holds
 from tests.web.held_engine import HELD, label
+from tests.web.helpers import wait_until
 from webapp import protocol
 
 
@@ -38,6 +39,17 @@ def test_a_spectator_on_another_process_sees_the_move_and_the_engines_reply(
         after = "4" + reply["move"]
         player.wait_for(protocol.STATE, lambda s: s["moves"] == after)
         assert game_of(b.url, game_id)["moves"] == game_of(a.url, game_id)["moves"] == after
+
+        # An analysis asked on B is run by the host and answered to the asker only.
+        spectator.call(protocol.ANALYSE, {"game_id": game_id, "algorithm": "minimax"})
+        analysis = spectator.wait_for(protocol.ANALYSIS, lambda m: m["moves"] == after)
+        assert analysis["algorithm"] == "minimax" and not player.named(protocol.ANALYSIS)
+
+        health = requests.get(f"{a.url}/healthz", timeout=30)
+        assert health.status_code == 200, health.text
+        workers = health.json()["workers"]
+        assert workers["hosts"] == 1 and workers["alive"] == 2
+        assert set(workers["queued"]) == {"play", "analysis"}
     finally:
         player.close()
         spectator.close()
@@ -83,6 +95,30 @@ def test_one_seat_moving_through_two_processes_at_once_gets_one_move(cluster: Cl
     finally:
         through_a.close()
         through_b.close()
+
+
+def test_a_cancel_reaches_the_search_on_its_host(cluster: Cluster) -> None:
+    web = cluster.web("web")
+    cluster.worker("worker", HELD)
+    holds = Holds(cluster.folder / "holds")
+    http = requests.Session()
+    game_id = create_game(web.url, http)
+    player = Client(web.url, http)
+    try:
+        player.join(game_id)
+        assert player.call(protocol.MOVE, {"game_id": game_id, "move": "4"}) == {"ok": True}
+        holds.started(label("tictactoe", "4"))
+        assert player.call(protocol.UNDO, {"game_id": game_id}) == {"ok": True}
+        wait_until(lambda: holds.cancelled(label("tictactoe", "4")), 30)
+        # The search cut short reports a move; it is not applied.
+        player.wait_for(protocol.STATE, lambda s: s["moves"] == "" and not s["engine_thinking"])
+        holds.release()
+        assert player.call(protocol.MOVE, {"game_id": game_id, "move": "5"}) == {"ok": True}
+        player.wait_for(protocol.ENGINE_MOVE, lambda m: m["moves"] == "5")
+        assert [m["moves"] for m in player.named(protocol.ENGINE_MOVE)] == ["5"]
+        assert game_of(web.url, game_id)["moves"].startswith("5")
+    finally:
+        player.close()
 
 
 def test_a_search_whose_host_dies_is_made_by_another_host(cluster: Cluster) -> None:

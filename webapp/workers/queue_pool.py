@@ -18,7 +18,10 @@ what changes behind it:
 * ``cancel`` sets the job's cancel key, which the host running it polls.
 
 Replies come back on a Redis list of this pool's own, read by one thread; a
-reply for a job cancelled meanwhile is dropped. No callback runs once
+reply for a job cancelled meanwhile is dropped. A job whose message is gone
+from the queue (taken and acknowledged) with no reply for ``LOST_SECONDS`` is
+reported as ``LOST`` (its reply was lost with Redis, say): the service then
+looks at the game again rather than wait for ever. No callback runs once
 ``close()`` has begun.
 """
 
@@ -58,6 +61,7 @@ from webapp.workers.queue import (
     queue_key,
     queue_of,
     replies_key,
+    reply,
 )
 
 log = logging.getLogger(__name__)
@@ -66,6 +70,12 @@ log = logging.getLogger(__name__)
 LISTEN_SECONDS = 1.0
 #: Seconds a Redis call may take before it counts as unavailable.
 REDIS_TIMEOUT = 5.0
+#: Seconds between two looks for jobs whose message is gone with no reply...
+SWEEP_SECONDS = 10.0
+#: ...and how long such a job may stay so before it is reported lost.
+LOST_SECONDS = 10.0
+#: The error ``on_result`` gets for a lost job.
+LOST = "the search's reply was lost"
 
 
 def _ignore(*_: Any) -> None:
@@ -95,6 +105,8 @@ class QueuePool:
         self._ids = count(1)
         self._jobs: dict[int, tuple[SearchJob, str]] = {}  # job id -> (job, uid), not settled
         self._by_uid: dict[str, int] = {}
+        self._messages: dict[int, str] = {}  # job id -> its message's id in the broker
+        self._gone: dict[int, float] = {}  # job id -> when its message was first seen gone
         self._closed = False
         self._done = threading.Event()
         self._started = False
@@ -128,6 +140,8 @@ class QueuePool:
             self._jobs.clear()
             self._by_uid.clear()
         if self._started:
+            with contextlib.suppress(redis.RedisError):  # wakes the reader: it ends at once
+                self.redis.rpush(replies_key(self.uid), reply("", None, None))
             self._done.wait(LISTEN_SECONDS + REDIS_TIMEOUT + 1)
         for client in (self.redis, self._listener):
             with contextlib.suppress(redis.RedisError):
@@ -149,10 +163,13 @@ class QueuePool:
             self._jobs[job.id], self._by_uid[uid] = (job, uid), job.id  # before a quick reply
         try:
             epoch = self._bump_epoch(job) if job.priority == Priority.ENGINE else None
-            self.broker.enqueue(message_of(job_payload(job, uid, self.uid, epoch)))
+            sent = self.broker.enqueue(message_of(job_payload(job, uid, self.uid, epoch)))
         except redis.RedisError as err:
             self._forget(job.id)
             raise PoolBusy(f"the search queue is unavailable ({type(err).__name__})") from None
+        with self._lock:
+            if job.id in self._jobs:
+                self._messages[job.id] = sent.options["redis_message_id"]
         return job.id
 
     def has_room(
@@ -224,14 +241,44 @@ class QueuePool:
     def _forget(self, job_id: int) -> tuple[SearchJob, str] | None:
         with self._lock:
             entry = self._jobs.pop(job_id, None)
+            self._messages.pop(job_id, None)
+            self._gone.pop(job_id, None)
             if entry is not None:
                 self._by_uid.pop(entry[1], None)
             return entry
 
+    def _sweep(self) -> None:
+        """Report the jobs whose message left the queue long ago with no reply as LOST."""
+        with self._lock:
+            messages = list(self._messages.items())
+        if not messages:
+            return
+        with self.redis.pipeline() as pipe:
+            for job_id, message_id in messages:
+                job, _ = self._jobs.get(job_id, (None, ""))
+                queue = PLAY if job is None else queue_of(job.priority)
+                pipe.hexists(f"{queue_key(queue)}.msgs", message_id)
+            present = pipe.execute()
+        now, lost = time.monotonic(), []
+        with self._lock:
+            for (job_id, _), there in zip(messages, present, strict=True):
+                if there or job_id not in self._jobs:
+                    self._gone.pop(job_id, None)
+                elif now - self._gone.setdefault(job_id, now) >= LOST_SECONDS:
+                    lost.append(self._jobs[job_id][1])
+        for uid in lost:
+            log.warning("search %s: no reply and no message: reported lost", uid)
+            self._settle({"uid": uid, "result": None, "error": LOST})
+
     def _listen(self) -> None:
         key = replies_key(self.uid)
+        swept = time.monotonic()
         try:
             while not self._closed:
+                if time.monotonic() - swept >= SWEEP_SECONDS:
+                    swept = time.monotonic()
+                    with contextlib.suppress(redis.RedisError):
+                        self._sweep()
                 try:
                     item = self._listener.blpop([key], timeout=LISTEN_SECONDS)
                 except redis.RedisError as err:
@@ -243,9 +290,9 @@ class QueuePool:
         finally:
             self._done.set()
 
-    def _settle(self, reply: dict[str, Any]) -> None:
+    def _settle(self, answer: dict[str, Any]) -> None:
         with self._lock:
-            job_id = self._by_uid.get(reply["uid"])
+            job_id = self._by_uid.get(answer["uid"])
         entry = None if job_id is None else self._forget(job_id)
         if entry is None:
             return  # cancelled meanwhile (or a job a host ran twice)
@@ -253,6 +300,6 @@ class QueuePool:
             if self._closed:
                 return
             try:
-                self.on_result(entry[0], reply["result"], reply["error"])
+                self.on_result(entry[0], answer["result"], answer["error"])
             except Exception:  # a callback's bug must not stop the replies
                 log.exception("search queue: on_result failed for job %d", entry[0].id)
