@@ -12,6 +12,7 @@ missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 compgen -G "/usr/lib/postgresql/*/bin/postgres" >/dev/null || missing+=(postgresql)
 [ -x /usr/bin/redis-server ] || missing+=(redis-server)
+[ -x /usr/sbin/nginx ] || missing+=(nginx)  # tests/scale/test_nginx.py runs deploy/nginx.conf
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" = 0 ] || sudo="sudo"

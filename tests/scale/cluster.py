@@ -76,10 +76,13 @@ class Cluster:
     db_url: str
     processes: list[Process] = field(default_factory=list)
 
-    def web(self, name: str) -> Process:
+    def web(self, name: str, *settings: str) -> Process:
+        """A web process (``settings``: more ``KEY=VALUE`` for its ``--set``)."""
         port = free_port()
         command = ["-m", "webapp", "--port", str(port), "--db", self.db_url, "--redis",
                    self.redis_url, "--set", "RETENTION_EVERY_HOURS=0"]  # fmt: skip
+        for setting in settings:
+            command += ["--set", setting]
         process = self._start(name, command)
         process.url = f"http://127.0.0.1:{port}"
         self._wait(process, lambda: _answers(process.url))
@@ -148,14 +151,16 @@ def cluster(tmp_path: Path, redis_url: str, postgres_url: str) -> Iterator[Clust
 class Client:
     """A Socket.IO client (with a browser's cookies, if given) that keeps what it receives."""
 
-    def __init__(self, url: str, http: requests.Session | None = None) -> None:
+    def __init__(
+        self, url: str, http: requests.Session | None = None, transport: str = "websocket"
+    ) -> None:
         self.events: list[tuple[str, dict[str, Any]]] = []
         self.cond = threading.Condition()
         self.sio = socketio.Client(reconnection=False)
         self.sio.on("*", self._record)
         cookies = "; ".join(f"{c.name}={c.value}" for c in http.cookies) if http else ""
         headers = {"Cookie": cookies} if cookies else {}
-        self.sio.connect(url, headers=headers, transports=["websocket"], wait_timeout=WAIT)
+        self.sio.connect(url, headers=headers, transports=[transport], wait_timeout=WAIT)
 
     def _record(self, event: str, payload: Any = None) -> None:
         with self.cond:

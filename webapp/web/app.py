@@ -16,6 +16,7 @@ from typing import Any
 
 import socketio as socketio_server
 from flask import Flask
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from webapp.services import GameService, retention
 from webapp.services.retention import RetentionSchedule
@@ -67,6 +68,9 @@ DEFAULTS: dict[str, Any] = {
     "SEARCH_SEED": None,  # a fixed seed makes the engine's tie-breaks repeatable (tests)
     "SEAT_COOKIE_SECURE": False,  # True behind HTTPS (an HTTPS request gets Secure anyway)
     "LOOKAHEAD_ROOT": None,  # the folder with templates/ and static/
+    # Proxies in front of the app (nginx: 1) whose X-Forwarded-For and -Proto it believes:
+    # the rate limits then count the browser's address, not the proxy's.
+    "TRUSTED_PROXIES": 0,
     # A request body (HTTP) or Socket.IO message past this many bytes is refused (413).
     "MAX_CONTENT_LENGTH": 64 * 1024,
     # Rate limits ("N/minute"; None = none), per identity cookie and per address.
@@ -107,6 +111,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         serializer=SafePacket,  # unreadable packets become one error event, not a traceback
         client_manager=client_manager(redis_url),
     )
+    if app.config["TRUSTED_PROXIES"]:  # outermost: Socket.IO's requests see the real address too
+        hops = int(app.config["TRUSTED_PROXIES"])
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops)  # type: ignore[method-assign]
 
     database = app.config["DATABASE"] or default_database()
     store = open_store(database, timeout=app.config["DATABASE_TIMEOUT"])
