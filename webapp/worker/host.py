@@ -57,12 +57,13 @@ from webapp.workers.queue import (
 
 log = logging.getLogger(__name__)
 
-#: Seconds between two looks at a search a Dramatiq thread waits for.
+#: Seconds between two looks at a cancel or a stop while a Dramatiq thread waits for a search.
 WAIT = 0.05
 #: Seconds the pool's processes get to start (and warm up) before the host takes jobs.
 READY_SECONDS = 300.0
-#: Milliseconds an idle Dramatiq consumer waits between two polls (also a move's pickup delay).
-POLL_MS = 100
+#: Milliseconds an idle Dramatiq consumer waits between two polls: a move's pickup delay,
+#: also after the previous move (a host's heartbeat goes with each poll).
+POLL_MS = 25
 #: Seconds a stopping host gives its Dramatiq threads to hand their jobs back.
 STOP_SECONDS = 10.0
 #: The outcomes of an engine-move message.
@@ -113,6 +114,7 @@ class SearchHost:
         self.workers: list[dramatiq.Worker] = []
         self._threads = threads
         self.closing = threading.Event()
+        self._settled = threading.Condition()  # notified when an engine result was handled
 
     # -- life cycle ---------------------------------------------------------------------
     def start(self) -> None:
@@ -200,13 +202,15 @@ class SearchHost:
                 return MOVED_ON
             # Its retries included; a result found stale (the game's version moved with
             # its position unchanged) ends it too, and the loop searches again.
-            while self.searches.thinking(game_id):
-                if cancelled.wait(WAIT):
-                    with self.locks.hold(game_id):
-                        self.searches.stop_engine(game_id)
-                    return CANCELLED
-                if self.closing.is_set():
-                    return HANDED_BACK
+            with self._settled:
+                while self.searches.thinking(game_id) and not cancelled.is_set():
+                    if self.closing.is_set():
+                        return HANDED_BACK
+                    self._settled.wait(WAIT)  # woken as soon as a result is applied
+            if cancelled.is_set():
+                with self.locks.hold(game_id):
+                    self.searches.stop_engine(game_id)
+                return CANCELLED
 
     # -- an analysis or scores search (a Dramatiq thread) --------------------------------
     def analyse(self, payload: dict[str, Any]) -> None:
@@ -247,6 +251,8 @@ class SearchHost:
                 job.tag.settle(found, error)
             else:
                 result(job, found, error)
+                with self._settled:
+                    self._settled.notify_all()
 
         def on_queued(job: SearchJob, place: int) -> None:
             if not isinstance(job.tag, Remote):

@@ -41,8 +41,8 @@ HOSTS = f"{NAMESPACE}:hosts"
 #: 30 s, the promise; a host polls several times a second, so 10 s is never a live one).
 HEARTBEAT_TIMEOUT = 10.0
 #: Commands per million that also requeue a dead host's jobs: a host polls each queue
-#: ~10 times a second, so a dead host's jobs are back about a second past the timeout.
-MAINTENANCE_CHANCE = 100_000
+#: ~40 times a second, so a dead host's jobs are back about a second past the timeout.
+MAINTENANCE_CHANCE = 25_000
 #: Seconds the keys of a job (its cancel flag, a reply list) outlive it.
 KEY_SECONDS = 3600
 #: Seconds a host's heartbeat in ``HOSTS`` counts for.
