@@ -29,7 +29,8 @@ def nginx_config(folder: Path, port: int, backends: list[str]) -> Path:
     if len(addresses) == 1:
         sample = sample.replace(f"    server {SAMPLE_BACKENDS[1]};\n", "")
     more = "".join(f"    server {address};\n" for address in addresses[2:])
-    sample = sample.replace("    ip_hash;\n", "    ip_hash;\n" + more)
+    sticky = "    hash $lookahead_sticky consistent;\n"
+    sample = sample.replace(sticky, sticky + more)
     sample = sample.replace("listen 80;", f"listen 127.0.0.1:{port};")
     folder.mkdir(parents=True, exist_ok=True)
     temps = ""
@@ -41,7 +42,8 @@ def nginx_config(folder: Path, port: int, backends: list[str]) -> Path:
         ("user root;\n" if os.geteuid() == 0 else "")  # its folders are ours, not nobody's
         + f"daemon off;\nworker_processes 1;\npid {folder}/nginx.pid;\n"
         + f"error_log {folder}/error.log;\nevents {{}}\nhttp {{\n"
-        + f"access_log {folder}/access.log;\n{temps}{sample}\n}}\n"
+        + "log_format upstream '$request $status $upstream_addr [$lookahead_sticky]';\n"
+        + f"access_log {folder}/access.log upstream;\n{temps}{sample}\n}}\n"
     )
     return config
 
