@@ -6,10 +6,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # The browser tests drive Debian's Chromium (never a downloaded browser); the store
-# tests start Debian's PostgreSQL server programs (tests/servers.py), never a service.
+# and scale tests start Debian's PostgreSQL and Redis server programs (tests/servers.py),
+# never a service.
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 compgen -G "/usr/lib/postgresql/*/bin/postgres" >/dev/null || missing+=(postgresql)
+[ -x /usr/bin/redis-server ] || missing+=(redis-server)
+[ -x /usr/sbin/nginx ] || missing+=(nginx)  # tests/scale/test_nginx.py runs deploy/nginx.conf
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" = 0 ] || sudo="sudo"

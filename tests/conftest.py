@@ -7,7 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.servers import postgres_server, postgres_url  # noqa: F401 (fixtures for every test)
+from tests.servers import (  # noqa: F401 (fixtures for every test)
+    postgres_server,
+    postgres_url,
+    redis_server,
+    redis_url,
+)
 from webapp.engine.game import Game
 from webapp.games import new_game
 

@@ -1,4 +1,4 @@
-"""Real database servers for the tests: Debian's PostgreSQL, started once per session on loopback.
+"""Real servers for the tests: Debian's PostgreSQL and Redis, started once per session on loopback.
 
 ``postgres_server`` runs ``initdb`` and ``postgres`` from ``/usr/lib/postgresql/<N>/bin``
 (``scripts/test.sh`` installs the ``postgresql`` package when they are missing) in a
@@ -8,6 +8,10 @@ and both programs run as ``nobody`` through ``setpriv``; as anyone else they run
 that user. The server is stopped and its folder removed when the session ends, pass
 or fail. ``postgres_url`` gives each test a database of its own (``CREATE DATABASE``
 from the admin connection), so tests never see each other's games.
+
+``redis_server`` runs Debian's ``redis-server`` the same way (a temporary folder, a
+free loopback port, nothing saved; as whoever runs the tests: Redis has no quarrel
+with root), and ``redis_url`` empties it for each test.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
+import redis
 
 #: Where Debian's ``postgresql-<N>`` packages put the server programs.
 BINARIES = Path("/usr/lib/postgresql")
@@ -196,3 +201,102 @@ def postgres_server() -> Iterator[PostgresServer]:
 def postgres_url(postgres_server: PostgresServer) -> str:
     """A fresh, empty database on the session's server."""
     return postgres_server.new_database()
+
+
+# -- Redis ------------------------------------------------------------------------------
+@dataclass
+class RedisServer:
+    """Debian's ``redis-server`` on a loopback port, with nothing saved to disk."""
+
+    folder: Path
+    port: int = 0
+    process: subprocess.Popen[bytes] | None = None
+
+    def url(self, database: int = 0) -> str:
+        return f"redis://127.0.0.1:{self.port}/{database}"
+
+    def log(self) -> str:
+        path = self.folder / "redis.log"
+        return path.read_text(errors="replace") if path.exists() else ""
+
+    def start(self) -> None:
+        """Start ``redis-server``; returns once it answers a PING."""
+        for attempt in range(3):  # another program may take a free port before the server
+            self.port = free_port()
+            if self._launch():
+                return
+            self.stop()
+            if "Address already in use" in self.log() and attempt < 2:
+                continue
+            pytest.fail(f"redis-server did not start:\n{self.log()}")
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=START_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+    def _launch(self) -> bool:
+        options = {
+            "port": str(self.port),
+            "bind": "127.0.0.1",
+            "dir": str(self.folder),
+            "save": "",  # no snapshots, no append-only file: the data is thrown away
+            "appendonly": "no",
+            "daemonize": "no",
+            "logfile": str(self.folder / "redis.log"),
+        }
+        command = [REDIS_SERVER]
+        for name, value in options.items():
+            command += [f"--{name}", value]
+        self.process = subprocess.Popen(
+            command,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.STDOUT,
+            cwd=self.folder,
+            start_new_session=True,  # a Ctrl-C reaches pytest, which stops the server
+        )
+        client = redis.Redis(port=self.port, socket_timeout=5)
+        deadline = time.monotonic() + START_TIMEOUT
+        try:
+            while self.process.poll() is None and time.monotonic() < deadline:
+                try:
+                    if client.ping():
+                        return True
+                except redis.ConnectionError:
+                    time.sleep(0.05)
+        finally:
+            client.close()
+        return False
+
+
+#: Debian's ``redis-server`` package puts it here.
+REDIS_SERVER = "/usr/bin/redis-server"
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[RedisServer]:
+    if not Path(REDIS_SERVER).exists():
+        pytest.fail(f"no {REDIS_SERVER}: run scripts/test.sh, or apt-get install redis-server")
+    folder = Path(tempfile.mkdtemp(prefix="lookahead-redis-"))
+    server = RedisServer(folder)
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def redis_url(redis_server: RedisServer) -> str:
+    """The session's Redis, emptied: each test starts with no queue, key or host."""
+    client = redis.Redis.from_url(redis_server.url(), socket_timeout=5)
+    try:
+        client.flushall()
+    finally:
+        client.close()
+    return redis_server.url()

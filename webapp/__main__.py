@@ -1,5 +1,8 @@
 """Start the server: ``python -m webapp [--host H] [--port P] [--db PATH] [--workers N]``.
 
+``--redis redis://host:port/0`` shares the rooms, the rate limits and the searches with
+other web processes and search hosts (``python -m webapp.worker``).
+
 ``python -m webapp prune [--db PATH] [--unfinished-days N] [--finished-days M]``
 deletes the games past their retention once and prints how many (the server
 also does it every ``RETENTION_EVERY_HOURS``).
@@ -29,6 +32,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--db", help="SQLite file or postgresql:// URL (default: lookahead.sqlite3 in instance/)"
     )
     parser.add_argument("--workers", type=int, default=2, help="search processes (2)")
+    parser.add_argument(
+        "--redis",
+        metavar="URL",
+        help="redis://host:port/0 shared with other web processes and search hosts "
+        "(`python -m webapp.worker`), which then do the searches (--workers is ignored)",
+    )
     parser.add_argument(
         "--set",
         action="append",
@@ -119,6 +128,8 @@ def main(argv: list[str] | None = None) -> None:
     config: dict[str, object] = {**args.settings, "SEARCH_WORKERS": max(1, args.workers)}
     if args.db:
         config["DATABASE"] = args.db
+    if args.redis:
+        config["REDIS_URL"] = args.redis
     app = create_app(config)
     signal.signal(signal.SIGTERM, _stop)
     print(f"Lookahead is serving http://{args.host}:{args.port}/", flush=True)

@@ -16,6 +16,12 @@ Scenarios (``--scenario``, comma-separated, or ``all``, in this order):
                ``analyse`` again as soon as the last one is answered or refused,
                while 10 players play Easy: their reply latency.
 
+With ``--redis URL`` it starts the several-machine layout on this one instead:
+``--web`` web processes (2) sharing that Redis and ``--db`` (a PostgreSQL URL;
+default a throw-away SQLite file), ``--hosts`` search hosts (2) of ``--workers``
+processes each, players spread over the web processes, or all through nginx
+(``--nginx``, with ``deploy/nginx.conf``).
+
 No figure is asserted: this command prints what it measured. Its exit status
 is non-zero only when the server could not be started (or reached).
 """
@@ -145,13 +151,15 @@ def settings_for(level: str) -> dict[str, Any]:
     return {"level": level, "engine_plays": "second"}
 
 
-def run_players(url: str, scenario: Scenario, options: Options, stop: threading.Event,
+def run_players(urls: list[str], scenario: Scenario, options: Options, stop: threading.Event,
                 tally: Tally, burst: Tally | None) -> float:  # fmt: skip
-    """Play the scenario's players to the end of their budgets (or the deadline); seconds."""
+    """Play the scenario's players to the end of their budgets (or the deadline); seconds.
+    Player ``i`` plays on ``urls[i % len(urls)]`` (several web processes share them)."""
     barrier = threading.Barrier(scenario.players) if burst is not None else None
     plan = PlayerPlan(options.game, settings_for(scenario.level), scenario.moves, options.think,
                       stop, barrier, burst)  # fmt: skip
-    players = [Player(url, plan, tally, options.seed * 1000 + i) for i in range(scenario.players)]
+    players = [Player(urls[i % len(urls)], plan, tally, options.seed * 1000 + i)
+               for i in range(scenario.players)]  # fmt: skip
     started = time.perf_counter()
     threads = start_threads([p.run for p in players])
     deadline = started + options.max_seconds
@@ -179,7 +187,8 @@ def start_hostile(url: str, game: str, connections: int, tally: Tally,
     return threads
 
 
-def run_scenario(url: str, scenario: Scenario, options: Options) -> Outcome:
+def run_scenario(urls: list[str], scenario: Scenario, options: Options) -> Outcome:
+    url = urls[0]
     outcome = Outcome()
     stop, background_stop = threading.Event(), threading.Event()
     page = Tally()
@@ -190,7 +199,7 @@ def run_scenario(url: str, scenario: Scenario, options: Options) -> Outcome:
             background += start_hostile(url, options.game, scenario.hostile, outcome.hostile,
                                         background_stop)  # fmt: skip
         tally, burst = Tally(), Tally() if scenario.burst else None
-        seconds = run_players(url, scenario, options, stop, tally, burst)
+        seconds = run_players(urls, scenario, options, stop, tally, burst)
     finally:
         stop.set()
         background_stop.set()
@@ -206,10 +215,10 @@ def run_scenario(url: str, scenario: Scenario, options: Options) -> Outcome:
     return outcome
 
 
-def warm(url: str, workers: int, options: Options) -> None:
+def warm(urls: list[str], workers: int, options: Options) -> None:
     """One Easy move per worker first, so no scenario pays the workers' start-up."""
     probe = Scenario("warm-up", "easy", players=workers, moves=1)
-    run_players(url, probe, replace(options, think=(0.0, 0.0)), threading.Event(), Tally(), None)
+    run_players(urls, probe, replace(options, think=(0.0, 0.0)), threading.Event(), Tally(), None)
 
 
 # -- command line ------------------------------------------------------------------------
@@ -240,6 +249,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--game", default="connect4", choices=sorted(HOSTILE_MOVES))
     parser.add_argument("--workers", type=int, default=2, help="search workers of the server")
     parser.add_argument("--url", help="load this running server instead of starting one")
+    parser.add_argument("--redis", metavar="URL",
+                        help="start the several-process layout on this Redis: --web web "
+                        "processes, --hosts search hosts of --workers processes each")  # fmt: skip
+    parser.add_argument("--db", help="their shared database (default: a throw-away SQLite file)")
+    parser.add_argument("--web", type=int, default=2, help="web processes, with --redis (2)")
+    parser.add_argument("--hosts", type=int, default=2, help="search hosts, with --redis (2)")
+    parser.add_argument("--nginx", action="store_true",
+                        help="with --redis: players go through deploy/nginx.conf")  # fmt: skip
     parser.add_argument("--max-seconds", type=float, default=60.0,
                         help="per scenario: no new move after this (60)")  # fmt: skip
     parser.add_argument("--seed", type=int, default=1, help="the players' moves")
@@ -265,15 +282,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     options = Options(args.game, args.think, args.max_seconds, args.seed)
     started = time.perf_counter()
     try:
-        with LoadServer(args.url, args.workers) as server:
-            where = args.url or f"started here, {args.workers} search workers"
-            print(f"# Load benchmark: {server.url} ({where}); {args.game}, think "
+        server = LoadServer(args.url, args.workers, redis=args.redis, db=args.db, web=args.web,
+                            hosts=args.hosts, nginx=args.nginx)  # fmt: skip
+        with server:
+            where = args.url or server.describe()
+            print(f"# Load benchmark: {' '.join(server.urls)} ({where}); {args.game}, think "
                   f"{args.think[0]:g}-{args.think[1]:g} s, reply timeout {REPLY_TIMEOUT:g} s",
                   flush=True)  # fmt: skip
-            warm(server.url, args.workers, options)
+            warm(server.urls, args.workers * max(1, args.hosts if args.redis else 1), options)
             print(HEADER, flush=True)
             for scenario in scenarios:
-                print_outcome(run_scenario(server.url, scenario, options))
+                print_outcome(run_scenario(server.urls, scenario, options))
     except ServerFailed as failed:
         print(f"error: {failed}", file=sys.stderr)
         return 1

@@ -3,6 +3,13 @@
 The load benchmark measures the real serving path (Werkzeug threads, Socket.IO,
 the search processes), so it starts the same command a user runs, on a free
 port and a throw-away database, and always stops it again (also on Ctrl+C).
+
+With ``redis`` it starts the several-machine layout on this one: ``web`` web
+processes sharing that Redis and a database (``db``, else a throw-away SQLite
+file they share), ``hosts`` search hosts (``python -m webapp.worker``) doing the
+searches, and with ``nginx`` Debian's nginx in front of the web processes, run
+with ``deploy/nginx.conf`` (``load_nginx.py``). ``urls`` are what players use:
+nginx's address, or each web process's in turn.
 """
 
 from __future__ import annotations
@@ -55,13 +62,32 @@ def answers(url: str) -> bool:
 
 
 class LoadServer:
-    """A context manager: the URL to load, and a server subprocess when ``url`` is None."""
+    """A context manager: the URLs to load, and the processes serving them when ``url`` is None."""
 
-    def __init__(self, url: str | None, workers: int) -> None:
-        self.workers = workers
-        self.process: subprocess.Popen[bytes] | None = None
+    def __init__(
+        self,
+        url: str | None,
+        workers: int,
+        *,
+        redis: str | None = None,
+        db: str | None = None,
+        web: int = 1,
+        hosts: int = 0,
+        nginx: bool = False,
+    ) -> None:
+        self.workers, self.redis, self.db = workers, redis, db
+        self.web, self.hosts, self.nginx = max(1, web), hosts, nginx
+        self.processes: list[tuple[subprocess.Popen[bytes], Path]] = []
         self.folder: tempfile.TemporaryDirectory[str] | None = None
         self.url = url.rstrip("/") if url else ""
+        self.urls = [self.url] if self.url else []
+
+    def describe(self) -> str:
+        if self.redis is None:
+            return f"started here, {self.workers} search workers"
+        front = "nginx in front of " if self.nginx else ""
+        return (f"started here: {front}{self.web} web processes and {self.hosts} search hosts "
+                f"of {self.workers} processes, sharing {self.redis}")  # fmt: skip
 
     def __enter__(self) -> LoadServer:
         if self.url:
@@ -86,41 +112,79 @@ class LoadServer:
     def _start(self) -> None:
         self.folder = tempfile.TemporaryDirectory(prefix="lookahead-load-")
         folder = Path(self.folder.name)
-        port = free_port()
-        self.url = f"http://127.0.0.1:{port}"
-        database = folder / "games.sqlite3"
-        command = [sys.executable, "-m", "webapp", "--port", str(port), "--db", str(database),
-                   "--workers", str(self.workers)]  # fmt: skip
-        # Every simulated player shares 127.0.0.1: the per-address limits would
-        # measure admission, not the search path (per-identity limits stay on).
-        for key in PER_ADDRESS_LIMITS:
-            command += ["--set", f"{key}="]
-        self.log_path = folder / "server.log"
-        with self.log_path.open("wb") as log:
+        database = self.db or str(folder / "games.sqlite3")
+        shared = ["--db", database] + (["--redis", self.redis] if self.redis else [])
+        for index in range(self.hosts if self.redis else 0):
+            self._spawn(folder / f"host-{index}.log", ["webapp.worker", *shared,
+                        "--concurrency", str(self.workers)])  # fmt: skip
+        ports = [free_port() for _ in range(self.web if self.redis else 1)]
+        for index, port in enumerate(ports):
+            command = ["webapp", "--port", str(port), *shared, "--workers", str(self.workers)]
+            # Every simulated player shares 127.0.0.1: the per-address limits would
+            # measure admission, not the search path (per-identity limits stay on).
+            for key in PER_ADDRESS_LIMITS:
+                command += ["--set", f"{key}="]
+            if self.nginx:
+                command += ["--set", "TRUSTED_PROXIES=1"]
+            self._spawn(folder / f"web-{index}.log", command)
+        self.urls = [f"http://127.0.0.1:{port}" for port in ports]
+        self.log_path = folder / "web-0.log"
+        if self.nginx:
+            from webapp.bench.load_nginx import start_nginx
+
+            front = free_port()
+            self.processes.append(start_nginx(folder / "nginx", front, self.urls))
+            self.urls = [f"http://127.0.0.1:{front}"]
+        self.url = self.urls[0]
+        deadline = time.monotonic() + START_SECONDS
+        for url in self.urls:
+            while not answers(url):
+                dead = [log for process, log in self.processes if process.poll() is not None]
+                if dead or time.monotonic() > deadline:
+                    raise ServerFailed(f"the server did not start:\n{self.log_tail(dead)}")
+                time.sleep(0.2)
+        self._wait_for_hosts(deadline)
+
+    def _spawn(self, log_path: Path, arguments: list[str]) -> None:
+        with log_path.open("wb") as log:
             # A session of its own: Ctrl+C reaches the benchmark, which stops the server.
-            self.process = subprocess.Popen(
+            command = [sys.executable, "-m", *arguments]
+            process = subprocess.Popen(
                 command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
             )
-        deadline = time.monotonic() + START_SECONDS
-        while not answers(self.url):
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                raise ServerFailed(f"the server did not start:\n{self.log_tail()}")
-            time.sleep(0.2)
+        self.processes.append((process, log_path))
 
-    def log_tail(self, chars: int = 3000) -> str:
-        try:
-            return self.log_path.read_text(errors="replace")[-chars:]
-        except (AttributeError, OSError):
-            return ""
+    def _wait_for_hosts(self, deadline: float) -> None:
+        """Until /healthz says every search host is up (they warm their engines first)."""
+        if not self.redis or not self.hosts:
+            return
+        while True:
+            try:
+                health = requests.get(self.urls[0] + "/healthz", timeout=5).json()
+                if health["workers"].get("hosts", 0) >= self.hosts:
+                    return
+            except (requests.RequestException, ValueError, KeyError):
+                pass
+            if time.monotonic() > deadline:
+                raise ServerFailed(f"the search hosts did not start:\n{self.log_tail()}")
+            time.sleep(0.5)
+
+    def log_tail(self, logs: list[Path] | None = None, chars: int = 3000) -> str:
+        texts = []
+        for path in logs if logs else [getattr(self, "log_path", None)]:
+            with contextlib.suppress(OSError):
+                texts.append(path.read_text(errors="replace")[-chars:] if path else "")
+        return "\n".join(texts)
 
     def stop(self) -> None:
-        """Stop the server we started (SIGTERM, then SIGKILL to its whole group). Idempotent."""
-        process, self.process = self.process, None
-        if process is not None and process.poll() is None:
-            process.send_signal(signal.SIGTERM)
+        """Stop what we started (SIGTERM, then SIGKILL to each whole group). Idempotent."""
+        processes, self.processes = self.processes, []
+        for process, _ in reversed(processes):
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+        for process, _ in reversed(processes):
             with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(timeout=STOP_SECONDS)
-        if process is not None:
             with contextlib.suppress(OSError):  # its search workers, should any be left
                 os.killpg(process.pid, signal.SIGKILL)
             process.wait()

@@ -37,7 +37,7 @@ from webapp.store import (
     VersionConflict,
     now,
 )
-from webapp.workers import SearchPool
+from webapp.workers import Pool
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +79,7 @@ class GameService:
     def __init__(
         self,
         store: GameStore,
-        pool: SearchPool,
+        pool: Pool,
         emit: Emit,
         seed: int | None = None,
         retry_delays: tuple[float, ...] = RETRY_DELAYS,

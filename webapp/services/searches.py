@@ -34,7 +34,7 @@ from webapp.services.locks import Emit, GameLocks, Outbox
 from webapp.services.state import engine_to_move, game_state, result_of
 from webapp.settings import search_limits
 from webapp.store import GameRecord, GameStore, StoreError, VersionConflict, now
-from webapp.workers import PoolBusy, Priority, SearchJob, SearchPool
+from webapp.workers import Pool, PoolBusy, Priority, SearchJob
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +67,7 @@ class Searches:
     def __init__(
         self,
         store: GameStore,
-        pool: SearchPool,
+        pool: Pool,
         emit: Emit,
         locks: GameLocks,
         seed: int | None = None,

@@ -10,13 +10,16 @@ start their games in the same minute.
 
 The counters live in a ``limits`` storage (Flask-Limiter's backend), chosen by
 the ``RATE_LIMIT_STORAGE`` URI: ``memory://`` for one process, ``redis://...``
-when several processes share the load.
+when several processes share the load (left at ``memory://``, it follows
+``REDIS_URL``: processes that share Redis share the counts).
 """
 
 from __future__ import annotations
 
 import math
 import time
+from collections.abc import Mapping
+from typing import Any
 
 from flask import Flask, current_app, request
 from limits import RateLimitItem, parse
@@ -95,7 +98,16 @@ def _parse(text: str | None) -> list[RateLimitItem]:
 def init_app(app: Flask) -> None:
     """Build the app's limits from its config (a bad limit string fails here, at start-up)."""
     limits = {kind: (app.config[i], app.config[a]) for kind, (i, a) in KINDS.items()}
-    app.extensions[EXTENSION] = Admission(app.config["RATE_LIMIT_STORAGE"], limits)
+    app.extensions[EXTENSION] = Admission(storage_uri(app.config), limits)
+
+
+def storage_uri(config: Mapping[str, Any]) -> str:
+    """Where the counts live: ``RATE_LIMIT_STORAGE``, or the shared Redis if it is left at
+    its default and ``REDIS_URL`` is set."""
+    storage: str = config["RATE_LIMIT_STORAGE"]
+    if storage == DEFAULTS["RATE_LIMIT_STORAGE"] and config.get("REDIS_URL"):
+        storage = config["REDIS_URL"]
+    return storage
 
 
 def admit(kind: str, *, per_address: bool = True) -> None:

@@ -14,7 +14,9 @@ import weakref
 from pathlib import Path
 from typing import Any
 
+import socketio as socketio_server
 from flask import Flask
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from webapp.services import GameService, retention
 from webapp.services.retention import RetentionSchedule
@@ -25,6 +27,7 @@ from webapp.web.extensions import socketio
 from webapp.web.packets import SafePacket
 from webapp.workers import SearchPool
 from webapp.workers.pool import DEFAULT_SEARCH
+from webapp.workers.queue_pool import QueuePool
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +51,11 @@ def assets_root(configured: str | None = None) -> Path:
 #: Configuration keys and their defaults (override any in create_app's ``config``).
 DEFAULTS: dict[str, Any] = {
     "DATABASE": None,  # the SQLite file; None = lookahead.sqlite3 in the instance folder
-    "DATABASE_TIMEOUT": 5.0,  # seconds a write waits for a lock before "storage unavailable"
+    "DATABASE_TIMEOUT": 5.0,
+    # redis://host:port/0 shared by several web processes: Socket.IO rooms across them
+    # (message_queue), the rate limits' counters, and the search queue that search hosts
+    # (`python -m webapp.worker`) take jobs from. None = one process, searches in it.
+    "REDIS_URL": None,  # seconds a write waits for a lock before "storage unavailable"
     "SEARCH_WORKERS": 2,  # search processes = searches at once
     "SEARCH_QUEUE_LIMIT": 2000,  # searches that may wait in all (a bound sized from memory)
     "SEARCH_OWNER_LIMIT": 32,  # searches one browser (or address) may have waiting
@@ -61,6 +68,9 @@ DEFAULTS: dict[str, Any] = {
     "SEARCH_SEED": None,  # a fixed seed makes the engine's tie-breaks repeatable (tests)
     "SEAT_COOKIE_SECURE": False,  # True behind HTTPS (an HTTPS request gets Secure anyway)
     "LOOKAHEAD_ROOT": None,  # the folder with templates/ and static/
+    # Proxies in front of the app (nginx: 1) whose X-Forwarded-For and -Proto it believes:
+    # the rate limits then count the browser's address, not the proxy's.
+    "TRUSTED_PROXIES": 0,
     # A request body (HTTP) or Socket.IO message past this many bytes is refused (413).
     "MAX_CONTENT_LENGTH": 64 * 1024,
     # Rate limits ("N/minute"; None = none), per identity cookie and per address.
@@ -87,6 +97,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         static_folder=str(root / "static"),
     )
     app.config.update(settings)
+    redis_url = app.config["REDIS_URL"]
 
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
@@ -100,20 +111,19 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         async_mode="threading",
         max_http_buffer_size=app.config["MAX_CONTENT_LENGTH"],
         serializer=SafePacket,  # unreadable packets become one error event, not a traceback
+        client_manager=client_manager(redis_url),
     )
+    if app.config["TRUSTED_PROXIES"]:  # outermost: Socket.IO's requests see the real address too
+        hops = int(app.config["TRUSTED_PROXIES"])
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops)  # type: ignore[method-assign]
 
     database = app.config["DATABASE"] or default_database()
     store = open_store(database, timeout=app.config["DATABASE_TIMEOUT"])
     schedule = retention_schedule(app, store)  # before the workers: bad settings fail first
-    pool = SearchPool(
-        app.config["SEARCH_WORKERS"],
-        app.config["SEARCH_QUEUE_LIMIT"],
-        warm_up=app.config["SEARCH_WARMUP"],
-        search_fn=app.config["SEARCH_FUNCTION"],
-        owner_limit=app.config["SEARCH_OWNER_LIMIT"],
-        game_limit=app.config["SEARCH_GAME_LIMIT"],
-        reserve=app.config["SEARCH_RESERVE"],
-        restart_backoff=tuple(app.config["SEARCH_RESTART_BACKOFF"]),
+    pool = (
+        search_pool(app)
+        if redis_url is None
+        else QueuePool(redis_url, app.config["SEARCH_QUEUE_LIMIT"])
     )
     service = GameService(
         store,
@@ -130,8 +140,35 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     if schedule is not None:
         schedule.start(socketio.start_background_task)
         weakref.finalize(app, schedule.stop)
-    log.info("Lookahead: games in %s, %d search workers", describe(database), pool.size)
+    searching = (
+        f"{pool.size} search workers" if redis_url is None else f"searches on {describe(redis_url)}"
+    )
+    log.info("Lookahead: games in %s, %s", describe(database), searching)
     return app
+
+
+def search_pool(app: Flask) -> SearchPool:
+    """The search processes of a server on its own (no REDIS_URL)."""
+    return SearchPool(
+        app.config["SEARCH_WORKERS"],
+        app.config["SEARCH_QUEUE_LIMIT"],
+        warm_up=app.config["SEARCH_WARMUP"],
+        search_fn=app.config["SEARCH_FUNCTION"],
+        owner_limit=app.config["SEARCH_OWNER_LIMIT"],
+        game_limit=app.config["SEARCH_GAME_LIMIT"],
+        reserve=app.config["SEARCH_RESERVE"],
+        restart_backoff=tuple(app.config["SEARCH_RESTART_BACKOFF"]),
+    )
+
+
+def client_manager(redis_url: str | None) -> Any:
+    """Socket.IO's rooms: in this process, or shared through Redis by every process.
+
+    Always passed: the ``SocketIO`` object keeps its options from one app to the next.
+    """
+    if redis_url is None:
+        return socketio_server.Manager()
+    return socketio_server.RedisManager(redis_url, channel="flask-socketio")
 
 
 def retention_schedule(app: Flask, store: GameStore) -> RetentionSchedule | None:

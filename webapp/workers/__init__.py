@@ -8,9 +8,13 @@
 * ``restarts``   replacing dead workers with backoff; crash-loop detection
 * ``cancel``     the lock-free cancel flag shared with a worker
 * ``worker``     the worker process's main loop (imports nothing from Flask)
+* ``pools``      ``Pool``: what the service asks of a pool, this one or the next
+* ``queue``      the shared search queue on Redis: queues, keys, messages
+* ``queue_pool`` ``QueuePool``: ``Pool`` with the searches run by search hosts
 """
 
 from webapp.workers.jobs import DROPPED, WORKER_DIED, PoolBusy, Priority, SearchJob
 from webapp.workers.pool import SearchPool
+from webapp.workers.pools import Pool
 
-__all__ = ["DROPPED", "WORKER_DIED", "PoolBusy", "Priority", "SearchJob", "SearchPool"]
+__all__ = ["DROPPED", "WORKER_DIED", "Pool", "PoolBusy", "Priority", "SearchJob", "SearchPool"]

@@ -1,0 +1,126 @@
+"""``QueuePool`` against a real Redis, with the test in the place of the search hosts."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import redis
+
+from tests.servers import free_port
+from tests.web.fake_searches import job
+from tests.web.helpers import wait_until
+from webapp.workers import PoolBusy, Priority, SearchJob
+from webapp.workers import queue_pool as queue_pool_module
+from webapp.workers.queue import (
+    PLAY,
+    cancel_key,
+    epoch_key,
+    queue_key,
+    replies_key,
+    reply,
+)
+from webapp.workers.queue_pool import LOST, QueuePool
+
+
+class Results:
+    def __init__(self) -> None:
+        self.got: list[tuple[SearchJob, dict[str, Any] | None, str | None]] = []
+        self.event = threading.Event()
+
+    def __call__(self, job: SearchJob, result: dict[str, Any] | None, error: str | None) -> None:
+        self.got.append((job, result, error))
+        self.event.set()
+
+
+@pytest.fixture
+def client(redis_url: str) -> Iterator[redis.Redis]:
+    made = redis.Redis.from_url(redis_url, socket_timeout=5)
+    yield made
+    made.close()
+
+
+@pytest.fixture
+def pool(redis_url: str) -> Iterator[QueuePool]:
+    made = QueuePool(redis_url, queue_limit=3)
+    made.on_result = Results()
+    made.start()
+    yield made
+    made.close()
+
+
+def waiting(client: redis.Redis, queue: str = PLAY) -> list[dict[str, Any]]:
+    """The payloads of the messages waiting in ``queue``, oldest first."""
+    ids = client.lrange(queue_key(queue), 0, -1)
+    messages = client.hmget(f"{queue_key(queue)}.msgs", ids) if ids else []
+    return [json.loads(message)["args"][0] for message in messages]
+
+
+def test_a_job_goes_on_its_queue_with_its_search_and_a_cancel_reaches_its_key(
+    pool: QueuePool, client: redis.Redis
+) -> None:
+    engine = job("123", game_id="g1")
+    pool.submit(engine)
+    pool.submit(job("12", priority=Priority.ANALYSIS, game_id="g1"))
+    [payload] = waiting(client)
+    assert (payload["game"], payload["moves"], payload["game_id"]) == ("tictactoe", "123", "g1")
+    assert payload["reply_to"] == pool.uid and payload["epoch"] == 1
+    assert len(waiting(client, "analysis")) == 1
+
+    pool.cancel(engine.id)
+    assert client.exists(cancel_key(payload["uid"]))
+    assert int(client.get(epoch_key("g1")) or 0) == 2  # the game's scores are moot
+
+
+def test_a_reply_reaches_on_result_and_one_for_a_cancelled_job_is_dropped(
+    pool: QueuePool, client: redis.Redis
+) -> None:
+    kept, cancelled = job("1"), job("2")
+    pool.submit(kept)
+    pool.submit(cancelled)
+    pool.cancel(cancelled.id)
+    for payload in reversed(waiting(client)):
+        client.rpush(replies_key(pool.uid), reply(payload["uid"], {"best_move": "5"}, None))
+    results: Results = pool.on_result  # type: ignore[assignment]
+    assert results.event.wait(30)
+    wait_until(lambda: client.llen(replies_key(pool.uid)) == 0)
+    assert [(j, r, e) for j, r, e in results.got] == [(kept, {"best_move": "5"}, None)]
+
+
+def test_a_full_queue_refuses_and_says_so(pool: QueuePool) -> None:
+    for moves in ("1", "2", "3"):
+        pool.submit(job(moves))
+    assert not pool.has_room(Priority.ENGINE)
+    assert pool.has_room(Priority.ANALYSIS)  # its own queue
+    with pytest.raises(PoolBusy):
+        pool.submit(job("4"))
+    assert pool.stats()["queued"] == {"play": 3, "analysis": 0}
+
+
+def test_a_job_taken_and_acknowledged_with_no_reply_is_reported_lost(
+    pool: QueuePool, client: redis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(queue_pool_module, "SWEEP_SECONDS", 0.05)
+    monkeypatch.setattr(queue_pool_module, "LOST_SECONDS", 0.1)
+    lost = job("1")
+    pool.submit(lost)
+    # A host took it and acknowledged it, and its reply was lost.
+    client.delete(queue_key(PLAY), f"{queue_key(PLAY)}.msgs")
+    results: Results = pool.on_result  # type: ignore[assignment]
+    assert results.event.wait(30)
+    assert results.got == [(lost, None, LOST)]
+
+
+def test_without_redis_a_job_is_refused_and_health_says_why() -> None:
+    pool = QueuePool(f"redis://127.0.0.1:{free_port()}/0")
+    try:
+        assert not pool.has_room()
+        with pytest.raises(PoolBusy):
+            pool.submit(job("1"))
+        stats = pool.stats()
+        assert stats["alive"] == 0 and stats["redis"].startswith("unavailable")
+    finally:
+        pool.close()

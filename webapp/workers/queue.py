@@ -1,0 +1,136 @@
+"""The shared search queue on Redis: its queues, keys and messages, for web processes and hosts.
+
+Several web processes (``QueuePool``) put search jobs on Redis; search hosts
+(``python -m webapp.worker``) take them. Dramatiq's Redis broker carries the
+jobs: a host takes a message and acknowledges it only once the job is done,
+and a host that stops sending heartbeats for ``HEARTBEAT_TIMEOUT`` seconds
+has its unacknowledged messages put back on their queue for another host.
+
+Two queues, so that analyses never delay a move: ``PLAY`` (the engine's moves)
+and ``ANALYSIS`` (analyses and the scores of the moves not played). A host
+takes a move only when it has a thread free for moves.
+
+Beside the broker's own keys (``NAMESPACE:play`` ...), a few plain keys:
+
+* ``cancel_key(uid)``   set when a web process cancels a job (hosts poll it)
+* ``epoch_key(game)``   bumped when a game's engine search starts or stops: a
+                        host drops the scores it computes for a position left
+* ``replies_key(pool)`` a list a web process reads: "job uid is settled"
+* ``HOSTS``             a hash of host id -> its last heartbeat (``/healthz``)
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from typing import Any
+
+import dramatiq
+from dramatiq.brokers.redis import RedisBroker
+
+from webapp.engine.search import Limits
+from webapp.workers.jobs import Priority, SearchJob
+
+#: The queues, and the Dramatiq actor that takes each one's messages.
+PLAY, ANALYSIS = "play", "analysis"
+ACTORS = {PLAY: "play", ANALYSIS: "analyse"}
+#: The prefix of every key (Dramatiq's queues and ours).
+NAMESPACE = "lookahead"
+HOSTS = f"{NAMESPACE}:hosts"
+#: Seconds without a heartbeat before a host's jobs go back on their queue (at most
+#: 30 s, the promise; a host polls several times a second, so 10 s is never a live one).
+HEARTBEAT_TIMEOUT = 10.0
+#: Commands per million that also requeue a dead host's jobs: a host polls each queue
+#: ~40 times a second, so a dead host's jobs are back about a second past the timeout.
+MAINTENANCE_CHANCE = 25_000
+#: Seconds the keys of a job (its cancel flag, a reply list) outlive it.
+KEY_SECONDS = 3600
+#: Seconds a host's heartbeat in ``HOSTS`` counts for.
+HOST_SECONDS = 10.0
+
+
+def cancel_key(uid: str) -> str:
+    return f"{NAMESPACE}:cancel:{uid}"
+
+
+def epoch_key(game_id: str) -> str:
+    return f"{NAMESPACE}:epoch:{game_id}"
+
+
+def replies_key(pool_uid: str) -> str:
+    return f"{NAMESPACE}:replies:{pool_uid}"
+
+
+def queue_key(queue: str) -> str:
+    """The Redis list of the messages waiting in ``queue`` (Dramatiq's layout)."""
+    return f"{NAMESPACE}:{queue}"
+
+
+def queue_of(priority: Priority) -> str:
+    return PLAY if priority == Priority.ENGINE else ANALYSIS
+
+
+def make_broker(
+    url: str, *, heartbeat_timeout: float = HEARTBEAT_TIMEOUT, queues: tuple[str, ...] = ()
+) -> RedisBroker:
+    """A Dramatiq broker on ``url`` with no middleware (no retries, no time limit: a
+    job's outcome is always reported, never raised) and ``queues`` declared."""
+    broker = RedisBroker(  # type: ignore[no-untyped-call]
+        url=url,
+        namespace=NAMESPACE,
+        middleware=[],
+        heartbeat_timeout=int(heartbeat_timeout * 1000),
+        maintenance_chance=MAINTENANCE_CHANCE,
+    )
+    for queue in queues:
+        broker.declare_queue(queue)
+    return broker
+
+
+def job_payload(
+    job: SearchJob, uid: str, reply_to: str, epoch: int | None = None
+) -> dict[str, Any]:
+    """What a message carries: the search, who to tell (``reply_to``), and its ``uid``."""
+    return {
+        "uid": uid,
+        "reply_to": reply_to,
+        "epoch": epoch,
+        "game": job.game,
+        "moves": job.moves,
+        "algorithm": job.algorithm,
+        "limits": asdict(job.limits),
+        "seed": job.seed,
+        "move_scores": job.move_scores,
+        "priority": int(job.priority),
+        "owner": job.owner,
+        "game_id": job.game_id,
+    }
+
+
+def job_of(payload: dict[str, Any], tag: Any = None) -> SearchJob:
+    """The search a message asks for (a new job, with ``tag``)."""
+    return SearchJob(
+        payload["game"],
+        payload["moves"],
+        payload["algorithm"],
+        Limits(**payload["limits"]),
+        seed=payload["seed"],
+        tag=tag,
+        move_scores=payload["move_scores"],
+        priority=Priority(payload["priority"]),
+        owner=payload["owner"],
+        game_id=payload["game_id"],
+    )
+
+
+def message_of(payload: dict[str, Any]) -> dramatiq.Message[Any]:
+    """The Dramatiq message for a job's payload, on the queue its priority picks."""
+    queue = queue_of(Priority(payload["priority"]))
+    return dramatiq.Message(
+        queue_name=queue, actor_name=ACTORS[queue], args=(payload,), kwargs={}, options={}
+    )
+
+
+def reply(uid: str, result: dict[str, Any] | None, error: str | None) -> str:
+    """A reply as it goes on a web process's reply list."""
+    return json.dumps({"uid": uid, "result": result, "error": error})

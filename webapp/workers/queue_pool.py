@@ -1,0 +1,305 @@
+"""``QueuePool``: the search pool's interface, with the searches run by hosts on the shared queue.
+
+A web process started with ``--redis`` hands its searches to the queue
+(``queue.py``) instead of running them itself; search hosts (``python -m
+webapp.worker``) run them. The game service sees the same pool as ever
+(submit, cancel, has_room, position, stats, close; ``on_result``), and this is
+what changes behind it:
+
+* an engine move is searched *and applied* by the host (compare-and-set on the
+  game's version), which tells the game's room itself through the Socket.IO
+  message queue: the move is made even if the web process that asked is gone.
+  The host then replies "settled" (no result): the service finds the game moved
+  on and forgets its search, or, if the game still waits, tries again;
+* an analysis (or a scores search) is run by a host and its result comes back
+  here, to ``on_result``, and the service sends it on as in one process;
+* ``on_progress`` and ``on_queued`` are never called: the host streams the
+  depths to the room itself, and places in a shared queue are not told;
+* ``cancel`` sets the job's cancel key, which the host running it polls.
+
+Replies come back on a Redis list of this pool's own, read by one thread; a
+reply for a job cancelled meanwhile is dropped. A job whose message is gone
+from the queue (taken and acknowledged) with no reply for ``LOST_SECONDS`` is
+reported as ``LOST`` (its reply was lost with Redis, say): the service then
+looks at the game again rather than wait for ever. No callback runs once
+``close()`` has begun.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable
+from itertools import count
+from typing import Any
+from uuid import uuid4
+
+import redis
+
+from webapp.workers.jobs import (
+    PoolBusy,
+    Priority,
+    ProgressCallback,
+    QueuedCallback,
+    ResultCallback,
+    SearchJob,
+)
+from webapp.workers.queue import (
+    ANALYSIS,
+    HOST_SECONDS,
+    HOSTS,
+    KEY_SECONDS,
+    PLAY,
+    cancel_key,
+    epoch_key,
+    job_payload,
+    make_broker,
+    message_of,
+    queue_key,
+    queue_of,
+    replies_key,
+    reply,
+)
+
+log = logging.getLogger(__name__)
+
+#: Seconds the reply reader waits on its list before looking at ``close()``.
+LISTEN_SECONDS = 1.0
+#: Seconds a Redis call may take before it counts as unavailable.
+REDIS_TIMEOUT = 5.0
+#: Seconds between two looks for jobs whose message is gone with no reply...
+SWEEP_SECONDS = 10.0
+#: ...and how long such a job may stay so before it is reported lost.
+LOST_SECONDS = 10.0
+#: The error ``on_result`` gets for a lost job.
+LOST = "the search's reply was lost"
+
+
+def _ignore(*_: Any) -> None:
+    return None
+
+
+class QueuePool:
+    """``SearchPool``'s interface over the shared queue at ``url`` (see the module's docstring).
+
+    ``queue_limit`` bounds the messages waiting in each queue: past it, ``submit``
+    raises PoolBusy (as does a Redis that cannot be reached).
+    """
+
+    def __init__(self, url: str, queue_limit: int = 2000) -> None:
+        self.url, self.queue_limit = url, queue_limit
+        self.size = 0  # searches at once are the hosts' (see stats)
+        self.uid = uuid4().hex  # names this process's reply list
+        self.on_progress: ProgressCallback = _ignore
+        self.on_result: ResultCallback = _ignore
+        self.on_queued: QueuedCallback = _ignore
+        self.redis = redis.Redis.from_url(url, socket_timeout=REDIS_TIMEOUT)
+        # BLPOP blocks for LISTEN_SECONDS: its client waits longer than that.
+        self._listener = redis.Redis.from_url(url, socket_timeout=REDIS_TIMEOUT + LISTEN_SECONDS)
+        self.broker = make_broker(url, queues=(PLAY, ANALYSIS))
+        self._lock = threading.Lock()
+        self._gate = threading.RLock()  # held while a callback runs; close() takes it
+        self._ids = count(1)
+        self._jobs: dict[int, tuple[SearchJob, str]] = {}  # job id -> (job, uid), not settled
+        self._by_uid: dict[str, int] = {}
+        self._messages: dict[int, str] = {}  # job id -> its message's id in the broker
+        self._gone: dict[int, float] = {}  # job id -> when its message was first seen gone
+        self._closed = False
+        self._done = threading.Event()
+        self._started = False
+
+    # -- life cycle ---------------------------------------------------------------------
+    def start(self, start_thread: Callable[..., Any] | None = None) -> None:
+        """Start reading replies (``start_thread(fn)`` runs fn on a thread)."""
+        with self._lock:
+            if self._closed or self._started:
+                raise RuntimeError("a pool starts once, before it is closed")
+            self._started = True
+        if start_thread is None:
+            threading.Thread(target=self._listen, name="queue-replies", daemon=True).start()
+        else:
+            start_thread(self._listen)
+
+    def wait_ready(self, timeout: float) -> bool:
+        """True: the hosts warm up on their own."""
+        return not self._closed
+
+    def close(self) -> None:
+        """Stop reading replies; no callback is called from now on. Idempotent.
+
+        Jobs already queued stay queued: a host still runs them (an engine move
+        is still made), and their replies expire unread.
+        """
+        with self._gate, self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            self._jobs.clear()
+            self._by_uid.clear()
+        if self._started:
+            with contextlib.suppress(redis.RedisError):  # wakes the reader: it ends at once
+                self.redis.rpush(replies_key(self.uid), reply("", None, None))
+            self._done.wait(LISTEN_SECONDS + REDIS_TIMEOUT + 1)
+        for client in (self.redis, self._listener):
+            with contextlib.suppress(redis.RedisError):
+                client.close()
+        self.broker.close()
+
+    # -- jobs -----------------------------------------------------------------------------
+    def submit(self, job: SearchJob) -> int:
+        """Put ``job`` on its queue and return its id; PoolBusy when the queue is full,
+        Redis cannot be reached, or the pool is closed."""
+        queue = queue_of(job.priority)
+        if not self._room_in(queue):
+            raise PoolBusy(f"the {queue} queue is full or unavailable")
+        uid = uuid4().hex
+        with self._lock:
+            if self._closed:
+                raise PoolBusy("the search pool is shut down")
+            job.id = next(self._ids)
+            self._jobs[job.id], self._by_uid[uid] = (job, uid), job.id  # before a quick reply
+        try:
+            epoch = self._bump_epoch(job) if job.priority == Priority.ENGINE else None
+            sent = self.broker.enqueue(message_of(job_payload(job, uid, self.uid, epoch)))
+        except redis.RedisError as err:
+            self._forget(job.id)
+            raise PoolBusy(f"the search queue is unavailable ({type(err).__name__})") from None
+        with self._lock:
+            if job.id in self._jobs:
+                self._messages[job.id] = sent.options["redis_message_id"]
+        return job.id
+
+    def has_room(
+        self, priority: Priority = Priority.ENGINE, owner: str = "", game_id: str = ""
+    ) -> bool:
+        """True when ``submit`` of such a job would be accepted now (the queue's bound only:
+        per-owner and per-game bounds are the hosts' own pools')."""
+        return not self._closed and self._room_in(queue_of(priority))
+
+    def position(self, job_id: int) -> int | None:
+        """None: places in the shared queue are not told."""
+        return None
+
+    def cancel(self, job_id: int) -> None:
+        """Forget a job and tell the hosts (a running search stops within a second)."""
+        entry = self._forget(job_id)
+        if entry is None:
+            return
+        job, uid = entry
+        job.cancelled = True
+        try:
+            self.redis.set(cancel_key(uid), 1, ex=KEY_SECONDS)
+            if job.priority == Priority.ENGINE:
+                self._bump_epoch(job)
+        except redis.RedisError as err:  # the host finishes it; its result is dropped
+            log.warning("search %s not cancelled on the queue: %s", uid, err)
+
+    def stats(self) -> dict[str, Any]:
+        """What ``/healthz`` reports: the hosts seen lately, their search processes, the
+        messages waiting in each queue, and this process's searches not yet settled."""
+        with self._lock:
+            waiting, closed = len(self._jobs), self._closed
+        base: dict[str, Any] = {"queue": "redis", "closed": closed, "unsettled": waiting}
+        try:
+            hosts = self.redis.hgetall(HOSTS)
+            depths = {queue: int(self.redis.llen(queue_key(queue))) for queue in (PLAY, ANALYSIS)}
+        except redis.RedisError as err:
+            return base | {"redis": f"unavailable: {type(err).__name__}", "workers": 0, "alive": 0}
+        now = time.time()
+        live = [json.loads(beat) for beat in hosts.values()]
+        live = [beat for beat in live if now - beat["at"] < HOST_SECONDS]
+        return base | {
+            "redis": "ok",
+            "hosts": len(live),
+            "workers": sum(beat["workers"] for beat in live),
+            "alive": sum(beat["alive"] for beat in live),
+            "busy": sum(beat["busy"] for beat in live),
+            "queued": depths,
+        }
+
+    # -- inside -----------------------------------------------------------------------------
+    def _room_in(self, queue: str) -> bool:
+        try:
+            return int(self.redis.llen(queue_key(queue))) < self.queue_limit
+        except redis.RedisError:
+            return False
+
+    def _bump_epoch(self, job: SearchJob) -> int | None:
+        """A game's engine search starts or stops: scores of its last position are moot."""
+        if not job.game_id:
+            return None
+        key = epoch_key(job.game_id)
+        with self.redis.pipeline() as pipe:
+            pipe.incr(key)
+            pipe.expire(key, KEY_SECONDS * 24)
+            epoch, _ = pipe.execute()
+        return int(epoch)
+
+    def _forget(self, job_id: int) -> tuple[SearchJob, str] | None:
+        with self._lock:
+            entry = self._jobs.pop(job_id, None)
+            self._messages.pop(job_id, None)
+            self._gone.pop(job_id, None)
+            if entry is not None:
+                self._by_uid.pop(entry[1], None)
+            return entry
+
+    def _sweep(self) -> None:
+        """Report the jobs whose message left the queue long ago with no reply as LOST."""
+        with self._lock:
+            messages = list(self._messages.items())
+        if not messages:
+            return
+        with self.redis.pipeline() as pipe:
+            for job_id, message_id in messages:
+                job, _ = self._jobs.get(job_id, (None, ""))
+                queue = PLAY if job is None else queue_of(job.priority)
+                pipe.hexists(f"{queue_key(queue)}.msgs", message_id)
+            present = pipe.execute()
+        now, lost = time.monotonic(), []
+        with self._lock:
+            for (job_id, _), there in zip(messages, present, strict=True):
+                if there or job_id not in self._jobs:
+                    self._gone.pop(job_id, None)
+                elif now - self._gone.setdefault(job_id, now) >= LOST_SECONDS:
+                    lost.append(self._jobs[job_id][1])
+        for uid in lost:
+            log.warning("search %s: no reply and no message: reported lost", uid)
+            self._settle({"uid": uid, "result": None, "error": LOST})
+
+    def _listen(self) -> None:
+        key = replies_key(self.uid)
+        swept = time.monotonic()
+        try:
+            while not self._closed:
+                if time.monotonic() - swept >= SWEEP_SECONDS:
+                    swept = time.monotonic()
+                    with contextlib.suppress(redis.RedisError):
+                        self._sweep()
+                try:
+                    item = self._listener.blpop([key], timeout=LISTEN_SECONDS)
+                except redis.RedisError as err:
+                    log.error("search replies unreadable: %s", err)
+                    self._done.wait(LISTEN_SECONDS)
+                    continue
+                if item is not None:
+                    self._settle(json.loads(item[1]))
+        finally:
+            self._done.set()
+
+    def _settle(self, answer: dict[str, Any]) -> None:
+        with self._lock:
+            job_id = self._by_uid.get(answer["uid"])
+        entry = None if job_id is None else self._forget(job_id)
+        if entry is None:
+            return  # cancelled meanwhile (or a job a host ran twice)
+        with self._gate:
+            if self._closed:
+                return
+            try:
+                self.on_result(entry[0], answer["result"], answer["error"])
+            except Exception:  # a callback's bug must not stop the replies
+                log.exception("search queue: on_result failed for job %d", entry[0].id)
