@@ -41,7 +41,7 @@ from webapp.engine.results import Limits
 from webapp.games import new_game
 from webapp.services.errors import GameError
 from webapp.services.state import result_of
-from webapp.workers import PoolBusy, Priority, SearchJob, SearchPool
+from webapp.workers import Pool, PoolBusy, Priority, SearchJob
 
 #: The tag kind of the jobs this module submits.
 POSITION = "position"
@@ -71,7 +71,7 @@ class Analyses:
 
     def __init__(
         self,
-        pool: SearchPool,
+        pool: Pool,
         *,
         seed: int | None = None,
         cache_size: int = CACHE_SIZE,

@@ -20,7 +20,7 @@ from webapp.services.review import Reviews
 from webapp.store import GameRecord
 from webapp.web.admission import RateLimited, admit
 from webapp.web.identity import ensure_identity, has_legacy_seat, identity, requester, token_for
-from webapp.workers import SearchPool
+from webapp.workers import Pool
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -35,7 +35,7 @@ DEFAULTS: dict[str, float] = {
 RETRY_SECONDS = 2
 
 
-def init_app(app: Flask, pool: SearchPool) -> None:
+def init_app(app: Flask, pool: Pool) -> None:
     """The position analyses and reviews, in ``pool`` (after the game service took its
     callbacks: the analyses put themselves in front of them)."""
     analyses = Analyses(pool, seed=app.config["SEARCH_SEED"])
