@@ -146,7 +146,7 @@ def test_scores_of_a_position_the_game_has_left_are_never_sent(
 def test_a_shallow_pass_comes_first_then_the_exact_scores(
     games: tuple[GameService, HoldingPool, Sent],
 ) -> None:
-    service, pool, sent = games
+    service, _, sent = games
     service.create("connect4", {"level": "perfect"}, "4444", owner="me")
     told = [s for s in scores_of(sent) if s["moves"] == "4444"]
     assert len(told) == 2 and not told[0]["complete"] and told[1]["complete"]

@@ -119,7 +119,7 @@ def test_a_result_that_comes_before_submit_returns_is_applied(
 def test_a_move_not_pondered_is_searched_as_usual(
     service: tuple[GameService, InstantPool, list[tuple[str, Any, str]]],
 ) -> None:
-    games, pool, sent = service
+    games, pool, _ = service
     record = games.create("tictactoe", {"level": "easy"}, owner="me")
     (pondered,) = [job for job in pool.submitted if job.tag[0] == "ponder"]
     other = "1" if pondered.moves != "1" else "2"
