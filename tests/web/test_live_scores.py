@@ -179,3 +179,23 @@ def test_the_players_expected_move_gets_the_pondered_reply(
     (reply,) = [payload for event, payload, _ in sent if event == protocol.ENGINE_MOVE]
     assert reply["pondered"] and reply["moves"] == pondered.moves
     assert reply["score"] == -6  # the engine's side of the player's exact value
+
+
+def test_the_engines_options_join_its_move_when_it_was_quicker_than_them(
+    games: tuple[GameService, HoldingPool, Sent],
+) -> None:
+    service, pool, sent = games
+    pool.hold.add("scores")
+    record = service.create("tictactoe", {"level": "perfect", "engine_plays": "first"}, owner="me")
+    pool.release("engine")  # the engine moves before its options' first pass is in
+    moved = service.store.get(record.id)
+    assert moved is not None and len(moved.moves) == 1
+    assert moved.last_engine_move is not None and moved.last_engine_move["move_scores"] is None
+    pool.release("scores")
+    stored = service.store.get(record.id)
+    assert stored is not None and stored.last_engine_move is not None
+    options = stored.last_engine_move["move_scores"]
+    assert options is not None and set(options) == set("123456789")
+    assert {payload["moves"] for payload in scores_of(sent)} == {stored.moves}  # none for ""
+    last_state = [payload for event, payload, _ in sent if event == protocol.STATE][-1]
+    assert last_state["last_engine_move"]["move_scores"] == options

@@ -10,7 +10,9 @@ cancelled, and a result is sent only while its position is still the game's
 scores for a position the game has left. The latest scores of the live
 position also go with the game's state (``state["scores"]``), so a page that
 joins or reloads shows them; the engine's options before its move go with its
-move (``last_engine_move.move_scores``).
+move (``last_engine_move.move_scores``); when the engine was quicker than a
+shallow pass over its own position, that pass is let finish and its scores
+join the move afterwards (``on_options``).
 
 Pondering (thinking on the player's time, as chess engines do): once the
 player's options are scored, the engine searches its reply to the player's
@@ -123,11 +125,13 @@ class LiveScores:
         locks: GameLocks,
         engine_job: Callable[[GameRecord], SearchJob],
         seed: int | None,
+        on_options: Callable[[str, str, dict[str, Any], Outbox], None],
     ) -> None:
         self.pool, self.emit, self.locks, self.seed = pool, emit, locks, seed
-        self.engine_job = engine_job
+        self.engine_job, self.on_options = engine_job, on_options
         self._guard = threading.Lock()  # guards the maps below
         self._scoring: dict[str, Scoring] = {}  # game id -> its live position's scores
+        self._options: dict[str, Scoring] = {}  # game id -> the engine's last position, finishing
         self._pondering: dict[str, Pondering] = {}  # game id -> the engine's pondered reply
         self._adopted: set[SearchJob] = set()  # ponder jobs that became the engine's search
         self._closing = False
@@ -160,7 +164,12 @@ class LiveScores:
             else:
                 pondering = None
         if old is not None and old.job is not None:
-            self.pool.cancel(old.job.id)
+            engines = engine_side(old.record.settings) == len(old.moves) % 2
+            if engines and old.job.limits.depth is not None and record.moves.startswith(old.moves):
+                with self._guard:  # a shallow pass over the engine's options: let it finish
+                    self._options[record.id] = old
+            else:
+                self.pool.cancel(old.job.id)
         if pondering is not None:
             self.pool.cancel(pondering.job.id)
         if self._closing or record.status != "playing":
@@ -182,9 +191,11 @@ class LiveScores:
         with self._guard:
             scoring = self._scoring.pop(game_id, None)
             pondering = self._pondering.pop(game_id, None)
+            options = self._options.pop(game_id, None)
         jobs = [
             None if scoring is None else scoring.job,
             None if pondering is None else pondering.job,
+            None if options is None else options.job,
         ]
         for job in jobs:
             if job is not None:
@@ -327,6 +338,15 @@ class LiveScores:
         """Merge a pass's result into its position's scores (game's lock held); the scoring
         to go on with, or None if the game has left that position or the pass failed."""
         game_id = job.tag[1]
+        with self._guard:
+            options = self._options.get(game_id)
+            if options is not None and options.job is job:
+                del self._options[game_id]
+        if options is not None and options.job is job:
+            if result is not None:
+                options.merge(result, job.limits)
+                self.on_options(game_id, options.moves, options.payload()["move_scores"], out)
+            return None  # the engine's options, kept with its move: no scores event
         with self._guard:
             scoring = self._scoring.get(game_id)
             if scoring is None or scoring.job is not job:

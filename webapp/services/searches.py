@@ -87,7 +87,7 @@ class Searches:
         self._engine: dict[str, EngineTask] = {}  # game id -> the engine's work
         self._analyses: dict[str, SearchJob | None] = {}  # client sid -> its analysis job
         self._closing = False
-        self.live = LiveScores(pool, emit, locks, self._engine_job, seed)
+        self.live = LiveScores(pool, emit, locks, self._engine_job, seed, self._store_options)
         pool.on_progress, pool.on_result, pool.on_queued = (
             self._on_progress,
             self._on_result,
@@ -489,6 +489,22 @@ class Searches:
                 task.job = None
                 task.failures += 1
                 self._retry_later(game_id, task)
+
+    def _store_options(self, game_id: str, moves: str, scores: dict[str, Any], out: Outbox) -> None:
+        """Keep the engine's options before its move with that move, if it is still the
+        game's last (the game's lock is held); the room hears of it with the new state."""
+        try:
+            record = self.store.get(game_id)
+            last = None if record is None else record.last_engine_move
+            if record is None or last is None or last.get("moves") != moves:
+                return
+            if self.thinking(game_id) or last.get("move_scores"):
+                return  # never bump the version an engine search is tied to
+            record.last_engine_move = {**last, "move_scores": scores}
+            self.store.save(record)
+            self.publish(record, out)
+        except StoreError as err:
+            log.warning("the engine's options in %s not stored: %s", game_id, err)
 
 
 def move_payload(job: SearchJob, result: dict[str, Any]) -> dict[str, Any]:
