@@ -24,21 +24,19 @@ from webapp.services import GameService
 from webapp.store import open_store
 from webapp.workers import SearchPool
 
-#: Middle-game positions, the first player (the human) to move: 12 to 20 stones
-#: of good play from the book's lines and past them.
+#: Middle-game positions, the first player (the human) to move: 8 to 14 stones
+#: (book lines and a depth-6 searcher's games with some random moves).
 POSITIONS = (
     "444443555532",
-    "4444435555326",
     "44444355553266",
     "4455443332",
-    "44554433326",
-    "445544333262",
-    "3344455",
     "33444556",
-    "4433553",
-    "443355362",
-    "4444433555532",
     "444443355553",
+    "7434144447",
+    "44565532",
+    "47352447",
+    "435634414426",
+    "4456455542",
 )
 TIMEOUT = 60.0
 
@@ -110,6 +108,7 @@ def pondered(positions: Sequence[str]) -> list[dict[str, Any]]:
                 "exact": told[-1][1]["complete"], "ponder_s": time.perf_counter() - start,
                 "reply_s": _reply(service, emit, record.id, ready.moves[-1]),
             })  # fmt: skip
+            service.searches.stop_engine(record.id)  # its next scores would share the CPU
     finally:
         service.close()
     return rows
@@ -123,6 +122,7 @@ def not_pondered(rows: list[dict[str, Any]]) -> list[float]:
         for row in rows:
             record = service.create("connect4", {"level": "perfect"}, row["moves"], owner="bench")
             times.append(_reply(service, emit, record.id, row["expected"]))
+            service.searches.stop_engine(record.id)
         return times
     finally:
         service.close()
