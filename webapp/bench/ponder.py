@@ -25,18 +25,17 @@ from webapp.store import open_store
 from webapp.workers import SearchPool
 
 #: Middle-game positions, the first player (the human) to move: 8 to 14 stones
-#: (book lines and a depth-6 searcher's games with some random moves).
+#: (a depth-6 searcher's games with some random moves), none won at once.
 POSITIONS = (
     "444443555532",
-    "44444355553266",
-    "4455443332",
-    "33444556",
-    "444443355553",
-    "7434144447",
-    "44565532",
-    "47352447",
-    "435634414426",
-    "4456455542",
+    "41536743",
+    "4435215352",
+    "4514131132",
+    "471344336646",
+    "74341444471555",
+    "43554734544711",
+    "45345742654544",
+    "17435423233552",
 )
 TIMEOUT = 60.0
 
