@@ -50,9 +50,8 @@ def test_after_the_engines_move_the_badges_are_the_players_options(page: Page) -
     assert moves.startswith(LATE_CONNECT4)
     expected = expected_badges("connect4", moves)  # Yellow's options, Yellow to move
     badges = ui.board.locator(".c4-badges .score-badge")
-    expect(badges.locator("xpath=self::*[contains(@class, 'score-')]")).to_have_count(
-        len(expected), timeout=ENGINE_TIMEOUT_MS
-    )
+    scored = ui.board.locator(".c4-badges .score-badge[title]")
+    expect(scored).to_have_count(len(expected), timeout=ENGINE_TIMEOUT_MS)
     expect(ui.board.locator(".c4-badges .score-heuristic")).to_have_count(0)
     shown = {}
     for column in range(1, 8):
@@ -102,13 +101,15 @@ def test_tictactoe_bar_graph_and_a_click_on_the_graph(page: Page) -> None:
 
 def test_an_answer_from_the_opening_book_says_so(page: Page) -> None:
     ui = GamePage(page)
-    ui.open_new("game=connect4&level=perfect&engine_plays=first")
-    ui.wait_for_moves(1)
+    ui.open_new("game=connect4&level=perfect&engine_plays=second")
+    # Red's options on the empty board: exact, from the book.
+    expect(ui.board.locator(".c4-badges .score-badge[title]")).to_have_count(7)
+    expect(ui.board.locator(".c4-badges .score-heuristic")).to_have_count(0)
+    ui.press("4")
+    ui.wait_for_moves(2)
     ui.wait_for_my_turn()
     expect(ui.stat("depth")).to_have_text("opening book")
     expect(page.locator("#depth-table tbody tr.is-book td").first).to_have_text("opening book")
-    # Yellow's options at the second stone: exact, from the book.
-    expect(ui.board.locator(".c4-badges .score-heuristic")).to_have_count(0)
     expect(page.locator("#eval-text")).to_contain_text("wins with best play")
 
 
