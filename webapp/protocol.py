@@ -26,7 +26,7 @@ THINKING = "thinking"  # one per completed depth of the engine's search
 ENGINE_MOVE = "engine_move"  # the engine's move with its full analysis
 ANALYSIS = "analysis"  # the answer to ANALYSE (same fields as ENGINE_MOVE)
 QUEUED = "queued"  # {game_id, position}: all workers busy, waiting its turn
-SCORES = "scores"  # {game_id, moves, to_move, move_scores, complete}: scores of every move
+SCORES = "scores"  # {game_id, moves, to_move, move_scores, complete}: the side to move's options
 GAME_CREATED = "game_created"  # {id, url}: answer to NEW_GAME / REMATCH
 ERROR = "error"  # {code, message}
 
@@ -97,8 +97,17 @@ MINIMAX_DEPTH = {
 }
 #: The score convention (``webapp.engine.scores``) per game: a win with the
 #: winner's k-th stone scores ``max_exact_score - k``.
+#: ``heuristic_steps``: where an estimate (a heuristic score, strictly inside -1..1)
+#: stops reading "about even" and becomes "slightly better", "better" and "much
+#: better" for the side to move. The evaluations' scales differ: a Connect Four
+#: threat is worth 0.024, a tic-tac-toe line of two 0.1.
+HEURISTIC_STEPS = {"connect4": (0.01, 0.04, 0.1), "tictactoe": (0.05, 0.15, 0.4)}
 SCORE_CONVENTION = {
-    name: {"cells": factory().cells, "max_exact_score": max_exact_score(factory().cells)}
+    name: {
+        "cells": factory().cells,
+        "max_exact_score": max_exact_score(factory().cells),
+        "heuristic_steps": HEURISTIC_STEPS[name],
+    }
     for name, factory in GAMES.items()
 }
 

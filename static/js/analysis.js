@@ -31,6 +31,7 @@ export function createAnalysisPanel(root, { info, algorithms, onToggleLine, onHo
     pvToggle: $("pv-toggle"),
     stats: $("stats"),
     candidates: $("candidates"),
+    candidatesTitle: $("candidates-title"),
     legend: $("scores-legend"),
     depthBody: root.querySelector("#depth-table tbody"),
     depths: $("depths"),
@@ -65,16 +66,22 @@ export function createAnalysisPanel(root, { info, algorithms, onToggleLine, onHo
     }
   }
 
-  /** The table of completed depths of the current (or last) search. */
-  function renderDepths(rows, ply) {
+  /**
+   * The table of completed depths of the current (or last) search. `result`:
+   * the answer they led to, if in; when the opening book gave it, its row says
+   * "opening book" (not a jump from depth 8 to the end of the game).
+   */
+  function renderDepths(rows, ply, result = null) {
     parts.depths.hidden = rows.length === 0;
     parts.empty.dataset.rows = String(rows.length);
     parts.depthBody.replaceChildren();
     for (const row of rows) {
       const tr = el("tr");
       const score = describeScore(row.score, row.exact, info, ply);
+      const book = fromBook(result) && row.depth === result.depth;
+      if (book) tr.classList.add("is-book");
       cells(tr, [
-        { text: row.depth, className: "num" },
+        { text: book ? "opening book" : row.depth, className: "num" },
         { text: score.text, className: `score score-${score.kind}` },
         { text: spaced(row.pv), className: "line" },
         { text: count(row.nodes), className: "num", data: { nodes: String(row.nodes) } },
@@ -114,7 +121,7 @@ export function createAnalysisPanel(root, { info, algorithms, onToggleLine, onHo
     parts.stats.replaceChildren();
     const stats = [
       ["Algorithm", algorithms[result.algorithm] || result.algorithm, "algorithm"],
-      ["Depth", result.depth, "depth"],
+      ["Depth", fromBook(result) ? "opening book" : result.depth, "depth"],
       ["Nodes", count(result.nodes), "nodes"],
       ["Time", duration(result.time_ms), "time"],
       ["Speed", rate(result.nodes, result.time_ms), "speed"],
@@ -130,8 +137,9 @@ export function createAnalysisPanel(root, { info, algorithms, onToggleLine, onHo
     parts.candidates.replaceChildren();
     const entries = Object.entries(result.move_scores || {}).sort((a, b) => Number(a[0]) - Number(b[0]));
     parts.candidates.hidden = entries.length === 0;
+    parts.candidatesTitle.hidden = entries.length === 0;
     for (const [move, value] of entries) {
-      const words = describeScore(value.score, value.exact, info, ply);
+      const words = describeScore(value.score, value.exact, info, ply, value.depth ?? null);
       const item = el("li", move === result.best_move ? "candidate is-best" : "candidate");
       item.dataset.move = move;
       item.append(el("span", "candidate-move", move));
@@ -139,7 +147,11 @@ export function createAnalysisPanel(root, { info, algorithms, onToggleLine, onHo
       if (move === result.best_move) item.append(el("span", "candidate-note", played ? "played" : "best"));
       parts.candidates.append(item);
     }
-    parts.candidates.setAttribute("aria-label", `Score of each ${info.moveNoun} for ${mover}`);
+    parts.candidatesTitle.textContent = played ? "Engine’s options before its move" : `Every option for ${mover}`;
+    parts.candidates.setAttribute(
+      "aria-label",
+      played ? `The engine’s options before its move (${mover})` : `Score of each ${info.moveNoun} for ${mover}`,
+    );
     parts.legend.textContent = legend(mover, entries.map(([, v]) => v), played);
   }
 
@@ -194,9 +206,14 @@ function legend(mover, values, played) {
     parts.push("“Win in N” and “loss in N” count the winner’s moves still to play.");
   }
   if (values.some((v) => !v.exact)) {
-    parts.push(`Numbers are estimates from a search cut short: above 0 favours ${mover}.`);
+    parts.push(`“Better” and “worse” are estimates for ${mover} from a search that stopped at the depth shown.`);
   }
   return parts.join(" ");
+}
+
+/** True when the opening book gave this answer (the result's extra fields say so). */
+function fromBook(result) {
+  return Boolean(result && result.extra && result.extra.book);
 }
 
 /** "4453" -> "4 4 5 3". */

@@ -1,5 +1,6 @@
 // Score badges shared by both boards: the words of a score in high-contrast
-// text ("win" / "in 3"), styled by kind, with the engine's choice outlined.
+// text ("win" / "in 3", "slightly" / "better · depth 8"), styled by kind,
+// with the best options outlined.
 
 /** Draw `score` ({text, kind, best}) into `badge`, or empty it for null. */
 export function drawBadge(badge, score) {
@@ -9,14 +10,17 @@ export function drawBadge(badge, score) {
   if (!score) return;
   badge.classList.add(`score-${score.kind}`);
   if (score.best) badge.classList.add("is-best");
-  const [word, ...rest] = score.text.split(" ");
+  const [words, note] = score.text.split(" · "); // an estimate's depth comes after the dot
+  const [word, ...rest] = words.split(" ");
   const strong = document.createElement("strong");
   strong.textContent = word;
   badge.append(strong);
-  if (rest.length) {
+  for (const text of [rest.join(" "), note]) {
+    if (!text) continue;
     const small = document.createElement("span");
-    small.textContent = rest.join(" ");
+    small.textContent = text;
+    if (text === note) small.className = "badge-note";
     badge.append(small);
   }
-  badge.title = score.best ? `${score.text} (the engine's choice)` : score.text;
+  badge.title = score.best ? `${score.text} (best)` : score.text;
 }

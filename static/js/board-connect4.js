@@ -80,7 +80,7 @@ export function createConnect4Board(host, { onPlay, info }) {
       const score = view.scores ? view.scores[move] : null;
       let name = `Column ${move}, ${height} ${height === 1 ? "stone" : "stones"}`;
       if (height === info.rows) name += ", full";
-      if (score) name += `, engine score ${score.text}`;
+      if (score) name += `, ${score.text}${score.best ? " (best)" : ""}`;
       button.setAttribute("aria-label", name);
       button.setAttribute("aria-disabled", String(!(legal && view.interactive)));
       button.classList.toggle("is-legal", legal);

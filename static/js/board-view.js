@@ -1,6 +1,7 @@
 // What a board shows, computed from the game and the page's choices: the
-// position, whether clicks count, the engine's scores and its line. Kept
-// apart from the board components so both games share it.
+// position, whether clicks count, the scores of the side to move's options
+// and the engine's expected line. Kept apart from the board components so
+// both games share it.
 
 import { createConnect4Board } from "./board-connect4.js";
 import { createTicTacToeBoard } from "./board-tictactoe.js";
@@ -22,10 +23,11 @@ export function createBoard(host, game, onPlay) {
  * - moves: the position to show;
  * - interactive: whether a click may become a move;
  * - review: an earlier position is shown;
- * - overlay: {from, result, showLine} the engine's analysis of position
- *   `from` (its scores and principal variation), or null.
+ * - scores: the side to move's options at this very position
+ *   ({move: {score, exact, depth?}}, a `scores` event's), or null;
+ * - line: {from, pv} an expected line to draw from position `from`, or null.
  */
-export function boardView({ game, moves, interactive, review, overlay }) {
+export function boardView({ game, moves, interactive, review, scores, line }) {
   const position = replay(game, moves);
   const view = {
     moves: position.moves,
@@ -40,26 +42,25 @@ export function boardView({ game, moves, interactive, review, overlay }) {
     scores: null,
     ghosts: [],
   };
-  if (overlay && overlay.result) {
-    view.scores = moveScores(position.info, overlay.from, overlay.result);
-    if (overlay.showLine && overlay.result.pv) {
-      const line = overlay.result.pv.slice(0, MAX_GHOSTS);
-      view.ghosts = lineCells(game, overlay.from, line).map((g) => ({
-        ...g,
-        occupied: position.cells[g.cell] !== null,
-      }));
-    }
+  if (scores && !position.over) view.scores = moveScores(position.info, position.moves, scores);
+  if (line && line.pv) {
+    view.ghosts = lineCells(game, line.from, line.pv.slice(0, MAX_GHOSTS)).map((g) => ({
+      ...g,
+      occupied: position.cells[g.cell] !== null,
+    }));
   }
   return view;
 }
 
-/** Every candidate's score in words, from the side to move at `from`. */
-export function moveScores(info, from, result) {
-  const scores = {};
-  const entries = Object.entries(result.move_scores || {});
+/** Every option's score in words, for the side to move at `from`; the best ones marked. */
+export function moveScores(info, from, values) {
+  const entries = Object.entries(values || {});
   if (!entries.length) return null;
+  const top = Math.max(...entries.map(([, v]) => v.score));
+  const scores = {};
   for (const [move, value] of entries) {
-    scores[move] = { ...describeScore(value.score, value.exact, info, from.length), best: move === result.best_move };
+    const words = describeScore(value.score, value.exact, info, from.length, value.depth ?? null);
+    scores[move] = { ...words, best: value.score === top };
   }
   return scores;
 }

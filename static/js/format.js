@@ -4,17 +4,24 @@
 // are integers: a win with the winner's k-th stone scores winBase - k, where
 // winBase is the server's max_exact_score (rules.js gameInfo reads it from
 // the page's config), a draw 0, a loss the negation.
-// Heuristic scores are numbers strictly between -1 and 1.
+// Heuristic scores are numbers strictly between -1 and 1, read in words
+// (score-words.js, with the server's steps).
+
+import { estimateWords } from "./score-words.js";
 
 /**
  * Describe a score for the side to move at a position of `ply` stones.
- * Returns {kind: "win"|"loss"|"draw"|"heuristic"|"unknown", text, moves}.
+ * Returns {kind: "win"|"loss"|"draw"|"heuristic"|"unknown", text, moves}
+ * (and for an estimate `number`, its signed value, and `depth` if given).
  * `moves` counts the winning side's moves still to play (the move being
  * scored included when the side to move wins).
  */
-export function describeScore(score, exact, info, ply) {
+export function describeScore(score, exact, info, ply, depth = null) {
   if (score === null || score === undefined) return { kind: "unknown", text: "–", moves: null };
-  if (!exact) return { kind: "heuristic", text: signed(score), moves: null };
+  if (!exact) {
+    const text = estimateWords(score, info) + (depth ? ` · depth ${depth}` : "");
+    return { kind: "heuristic", text, moves: null, number: signed(score), depth };
+  }
   if (score === 0) return { kind: "draw", text: "draw", moves: null };
   const winnerFinalStones = info.winBase - Math.abs(score);
   if (ply === null || ply === undefined) {

@@ -11,6 +11,7 @@ export function createModel(state) {
     depthRows: [], // thinking events of the current (or last) search
     searchFrom: state.engine_thinking ? state.moves : null,
     results: [], // {from, result, kind: "engine" | "analysis"}, oldest first
+    scores: new Map(), // moves -> the `scores` payload of that position (its side to move's options)
     compare: { from: null, waiting: [] },
     queued: null,
     showLine: false,
@@ -71,17 +72,44 @@ export function noteEngineMove(model, result = model.state.last_engine_move) {
 }
 
 /**
- * The scores of every move of a position the engine searched (a `scores`
- * event): they come after its move, which went out without them.
+ * Keep a `scores` payload (an event, or a state's `scores`): the side to
+ * move's options at position `payload.moves`. A later one of the same
+ * position replaces it unless it knows fewer exact scores (they only improve).
  */
 export function noteScores(model, payload) {
-  for (let i = model.results.length - 1; i >= 0; i -= 1) {
-    const r = model.results[i];
-    if (r.kind === "engine" && r.from === payload.moves) {
-      r.result = { ...r.result, move_scores: { ...(r.result.move_scores || {}), ...payload.move_scores } };
-      return;
+  if (!payload || typeof payload.moves !== "string" || !payload.move_scores) return;
+  const exact = (p) => Object.values(p.move_scores).filter((s) => s.exact).length;
+  const known = model.scores.get(payload.moves);
+  if (known && exact(known) > exact(payload)) return;
+  model.scores.delete(payload.moves); // re-inserted last: the newest is kept when trimming
+  model.scores.set(payload.moves, payload);
+  if (model.scores.size > 400) model.scores.delete(model.scores.keys().next().value);
+}
+
+/** The side to move's options at position `moves` ({move: {score, exact, depth?}}), or null. */
+export function scoresFor(model, moves) {
+  return model.scores.get(moves)?.move_scores ?? null;
+}
+
+/**
+ * What position `moves` is worth to the side to move there: {score, exact,
+ * depth} from its options' scores (exact once every option is), else from an
+ * engine search of it; null when nothing is known.
+ */
+export function positionValue(model, moves) {
+  const known = model.scores.get(moves);
+  if (known) {
+    const values = Object.values(known.move_scores);
+    if (values.length) {
+      const best = values.reduce((a, b) => (b.score > a.score ? b : a));
+      return { score: best.score, exact: Boolean(known.complete), depth: best.depth ?? null };
     }
   }
+  for (let i = model.results.length - 1; i >= 0; i -= 1) {
+    const r = model.results[i];
+    if (r.from === moves) return { score: r.result.score, exact: r.result.exact, depth: r.result.depth };
+  }
+  return null;
 }
 
 /**

@@ -6,6 +6,8 @@ import { createAnalysisPanel } from "./analysis.js";
 import { gameAction } from "./api.js";
 import { boardView, createBoard } from "./board-view.js";
 import { readConfig, readJSON } from "./config.js";
+import { createEvalBar, evalWords } from "./eval-bar.js";
+import { createEvalGraph } from "./eval-graph.js";
 import * as M from "./game-model.js";
 import { createMoveList } from "./movelist.js";
 import { gameInfo, replay } from "./rules.js";
@@ -23,6 +25,8 @@ const $ = (id) => document.getElementById(id);
 const status = createStatus({ notice: $("notice"), announcer: $("announcer") });
 const board = createBoard($("board"), model.state.game, play);
 const moveList = createMoveList($("moves"), { info, onSelect: (ply) => review(ply) });
+const evalBar = createEvalBar({ track: $("eval-bar"), text: $("eval-text") }, info);
+const evalGraph = createEvalGraph($("eval-graph"), { info, onSelect: (ply) => review(ply) });
 const panel = createAnalysisPanel($("analysis"), {
   info,
   algorithms: config.algorithms,
@@ -42,6 +46,7 @@ const settingsForm = bindSettings($("settings-form"), {
 });
 
 M.noteEngineMove(model);
+M.noteScores(model, model.state.scores);
 
 // -- Server events --------------------------------------------------------------
 
@@ -101,6 +106,7 @@ function applyState(state) {
   if (!state.engine_thinking) model.queued = null;
   if (model.reviewPly !== null && model.reviewPly >= state.moves.length) model.reviewPly = null;
   M.noteEngineMove(model); // in case this page missed the engine_move event
+  M.noteScores(model, state.scores); // the live position's options so far (on join too)
   settingsForm.show(state.settings);
   announceChanges(before, state);
 }
@@ -249,6 +255,29 @@ function update(change, after) {
   render();
 }
 
+/** The bar for the position on the board, the graph for the whole game. */
+function renderEvaluation(shown, analysisOn) {
+  $("eval-bar").hidden = !analysisOn;
+  $("eval-text").hidden = !analysisOn;
+  $("eval-graph-panel").hidden = !analysisOn;
+  if (!analysisOn) return;
+  const moves = model.state.moves;
+  const overOf = (position) => {
+    const end = replay(model.state.game, position);
+    return end.over ? { winner: end.winner } : null;
+  };
+  const value = (position) => (overOf(position) ? null : M.positionValue(model, position));
+  evalBar.render({ value: value(shown), ply: shown.length, over: overOf(shown) });
+  const points = [];
+  for (let ply = 1; ply <= moves.length; ply += 1) {
+    const position = moves.slice(0, ply);
+    const point = { ply, value: value(position), over: overOf(position) };
+    points.push({ ...point, words: evalWords(point.value, ply, info, point.over) });
+  }
+  evalGraph.render({ points, shown: shown.length });
+  $("eval-graph-empty").hidden = points.length > 0;
+}
+
 function render() {
   const s = model.state;
   const shown = M.shownMoves(model);
@@ -263,9 +292,12 @@ function render() {
       moves: shown,
       interactive: !reviewing && M.myTurn(model) && model.connected, // a click meanwhile is refused in words
       review: reviewing,
-      overlay: analysisOn && match ? { from: match.from, result: match.result, showLine: lineOn } : null,
+      // The side to move's options at this very position (never another's: matched on moves).
+      scores: analysisOn ? M.scoresFor(model, shown) : null,
+      line: analysisOn && match && lineOn ? { from: match.from, pv: match.result.pv } : null,
     }),
   );
+  renderEvaluation(shown, analysisOn);
 
   const where = model.reviewPly === 0 ? "the starting position" : `the position after move ${model.reviewPly}`;
   $("turn").textContent = reviewing ? `Reviewing move ${model.reviewPly} of ${s.moves.length}` : M.turnText(model, info);
@@ -296,7 +328,7 @@ function render() {
   const depth = model.depthRows.length ? model.depthRows[model.depthRows.length - 1].depth + 1 : null;
   panel.renderThinking({ active: Boolean(s.engine_thinking), queued: model.queued, depth, who: "Engine" });
   // The depth table goes with the headline: only the search it shows (or the one under way).
-  panel.renderDepths(M.depthsOf(model, match), (model.searchFrom ?? s.moves).length);
+  panel.renderDepths(M.depthsOf(model, match), (model.searchFrom ?? s.moves).length, match?.kind === "thinking" ? null : match?.result);
   const shownResult = match && match.kind !== "thinking" ? match : null;
   panel.renderResult(shownResult ? shownResult.result : null, shownResult ? shownResult.from : "", {
     played: shownResult?.kind === "engine",

@@ -42,7 +42,8 @@ export function gameInfo(name) {
   const cells = info.columns * info.rows;
   const winBase = SCORES[name]?.max_exact_score;
   if (winBase === undefined) throw new Error(`the page's config has no score convention for ${name}`);
-  return { ...info, cells, winBase, moveKeys: info.name === "connect4" ? 7 : 9 };
+  const steps = SCORES[name]?.heuristic_steps ?? [0, 0, 0];
+  return { ...info, cells, winBase, steps, moveKeys: info.name === "connect4" ? 7 : 9 };
 }
 
 /** The cell a move lands on in `cells` (null if illegal). */

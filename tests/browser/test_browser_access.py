@@ -62,8 +62,9 @@ def test_phone_depth_table_fits_and_touch_targets_are_44px(
         ui.wait_for_moves(6)
         ui.wait_for_my_turn()
         expect(page.locator("#depth-table tbody tr").first).to_be_visible()
-        # Every column's score follows the engine's move (the scores event).
-        expect(ui.board.locator(".c4-badges .score-badge")).to_have_count(7)
+        # Every column's score for the player follows the engine's move (the scores event),
+        # and the engine's options before its move come into the panel.
+        expect(ui.board.locator(".c4-badges .score-badge[title]")).to_have_count(7)
         expect(ui.candidates).to_have_count(7)
         table = page.evaluate(
             """(() => {

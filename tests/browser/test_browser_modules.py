@@ -30,9 +30,10 @@ def home(page: Page) -> Page:
         ("connect4", -17, True, 8, "loss in 1"),  # the other side's 5th, 4 played
         ("connect4", 1, True, 0, "win in 21"),
         ("connect4", 0, True, 10, "draw"),
-        ("connect4", 0.123, False, 3, "+0.12"),
-        ("connect4", -0.05, False, 3, "\u22120.05"),
-        ("connect4", 0.001, False, 3, "0.00"),
+        ("connect4", 0.123, False, 3, "much better"),
+        ("connect4", -0.05, False, 3, "worse"),
+        ("connect4", 0.001, False, 3, "about even"),
+        ("tictactoe", -0.06, False, 3, "slightly worse"),
         # Tic-tac-toe: 6 - k.
         ("tictactoe", 3, True, 4, "win in 1"),  # the mover's 3rd stone, 2 played
         ("tictactoe", -2, True, 1, "loss in 3"),  # X's 4th stone, 1 played

@@ -9,7 +9,9 @@ from playwright.sync_api import Page, expect
 
 from tests.browser.game_page import ENGINE_TIMEOUT_MS, GamePage
 
-SCORE_WORDS = re.compile(r"^(win in \d+|loss in \d+|draw|[+\u2212]\d\.\d\d|0\.00)$")
+SCORE_WORDS = re.compile(
+    r"^(win in \d+|loss in \d+|draw|(about even|(slightly |much )?(better|worse))( · depth \d+)?)$"
+)
 
 
 def test_connect4_by_click_and_keyboard_shows_the_line_and_every_score(page: Page) -> None:
@@ -32,7 +34,13 @@ def test_connect4_by_click_and_keyboard_shows_the_line_and_every_score(page: Pag
     expect(ui.candidates).to_have_count(7)
     for text in ui.page.locator("#candidates .score-badge").all_inner_texts():
         assert SCORE_WORDS.match(text.replace("\n", " ").strip()), text
-    expect(ui.board.locator(".c4-badges .score-badge.is-best")).to_have_count(1)
+    # The board: the player's options now, the best ones outlined.
+    expect(ui.board.locator(".c4-badges .score-badge[title]")).to_have_count(7)
+    for title in [
+        b.get_attribute("title") for b in ui.board.locator(".c4-badges .score-badge").all()
+    ]:
+        assert title and SCORE_WORDS.match(title.removesuffix(" (best)")), title
+    assert ui.board.locator(".c4-badges .score-badge.is-best").count() >= 1
     expect(page.locator("#depth-table tbody tr").first).to_be_visible()
 
     # The line drawn on the board, numbered, on request.

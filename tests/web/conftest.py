@@ -106,7 +106,8 @@ def held(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[MakeHeld]:
     made: list[Flask] = []
 
     def make(**config: Any) -> tuple[Flask, Holds]:
-        settings = {"SEARCH_FUNCTION": HELD} | FAST_RECOVERY | config
+        # The live position's scores would hold the one worker too: off unless asked for.
+        settings = {"SEARCH_FUNCTION": HELD, "LIVE_SCORES": False} | FAST_RECOVERY | config
         app = make_app(tmp_path / "games.db", **settings)
         made.append(app)
         return app, holds

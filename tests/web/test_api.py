@@ -17,7 +17,7 @@ from webapp.web.identity import COOKIE
 STATE_KEYS = {
     "id", "game", "moves", "status", "winner", "to_move", "settings", "human_side",
     "engine_side", "engine_thinking", "last_engine_move", "move_count", "created_at",
-    "updated_at", "url", "seat", "version",
+    "updated_at", "url", "seat", "version", "scores",
 }  # fmt: skip
 
 

@@ -198,9 +198,9 @@ def my_turn_or_over(state: dict[str, Any], moves: str) -> bool:
 def check_engine_moves(browser: Browser, game: dict[str, Any], final: str) -> None:
     """Every engine move was announced with legal lines, after its depths streamed in.
 
-    The move goes out alone (the critical path); the scores of every move of
-    the searched position follow in a ``scores`` event, surely for the last
-    engine move (an earlier one's are dropped once the next engine move is in).
+    The move goes out alone (the critical path). ``scores`` events come for
+    positions the game passed through, for the side to move there (a bot that
+    moves at once may leave none).
     """
     results = browser.named(protocol.ENGINE_MOVE, game["id"])
     assert results, "no engine_move received"
@@ -208,9 +208,9 @@ def check_engine_moves(browser: Browser, game: dict[str, Any], final: str) -> No
         assert final.startswith(result["moves"] + result["move"])
         new_game(game["game"], result["moves"] + result["pv"])  # the PV is legal
         assert {"score", "exact", "nodes", "depth", "time_ms", "algorithm"} <= set(result)
-    last = results[-1]["moves"]
-    browser.wait_for(protocol.SCORES, game["id"], lambda s: s["moves"] == last)
     for scores in browser.named(protocol.SCORES, game["id"]):
+        assert final.startswith(scores["moves"])
+        assert scores["to_move"] == len(scores["moves"]) % 2
         searched = new_game(game["game"], scores["moves"])
         legal = {searched.format_move(move) for move in searched.legal_moves()}
         assert set(scores["move_scores"]) == legal

@@ -35,10 +35,11 @@ def test_games_survive_a_restart(tmp_path: Path) -> None:
         player = Listener(socketio.test_client(first, flask_test_client=http))
         player.emit(protocol.JOIN, {"game_id": game["id"]})
         player.emit(protocol.MOVE, {"game_id": game["id"], "move": "1"})
-        player.wait_for(protocol.STATE, lambda s: len(s["moves"]) == 2)
-        player.wait_for(protocol.SCORES)  # the other moves' scores are kept with the move
+        after = player.wait_for(protocol.STATE, lambda s: len(s["moves"]) == 2)
+        player.wait_for(protocol.SCORES, lambda s: s["moves"] == after["moves"])
         played = http.get(f"/api/games/{game['id']}").get_json()
-        assert played["last_engine_move"]["move_scores"]
+        assert played["last_engine_move"]["best_move"] == after["moves"][1]
+        assert played["scores"]["moves"] == played["moves"]  # the player's options
         player.client.disconnect()
     finally:
         close_app(first)
@@ -50,6 +51,7 @@ def test_games_survive_a_restart(tmp_path: Path) -> None:
         assert again["settings"] == played["settings"]
         assert again["last_engine_move"] == played["last_engine_move"]
         assert again["version"] == played["version"]
+        assert again["scores"] is None  # not kept in the store: scored again once opened
         assert second.test_client().get(f"/g/{game['id']}").status_code == 200
     finally:
         close_app(second)

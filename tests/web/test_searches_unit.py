@@ -69,6 +69,11 @@ class InstantPool:
         return None
 
 
+def engine_jobs(pool: InstantPool) -> list[SearchJob]:
+    """The engine's searches the pool was given (not the scores of the live position)."""
+    return [job for job in pool.submitted if job.tag[0] == "engine"]
+
+
 class ManualPool(InstantPool):
     """A pool that keeps its jobs: the test delivers their results, from any thread."""
 
@@ -97,15 +102,32 @@ def test_a_result_that_comes_before_submit_returns_is_applied(
 ) -> None:
     games, pool, sent = service
     record = games.create("tictactoe", {"level": "easy"}, owner="me")
-    games.move(record.id, "5", "me")
+    games.move(record.id, "5", "me")  # the expected move: the engine's reply was pondered
+    wait_until(lambda: [e for e, _, _ in sent if e == protocol.ENGINE_MOVE])
     stored = games.store.get(record.id)
     assert stored is not None and len(stored.moves) == 2  # the engine moved
     assert not games.searches.thinking(record.id)
-    assert [e for e, _, _ in sent if e == protocol.ENGINE_MOVE]
-    assert [kind for kind, *_ in (job.tag for job in pool.submitted)] == ["engine", "scores"]
+    kinds = [kind for kind, *_ in (job.tag for job in pool.submitted)]
+    assert kinds[:2] == ["scores", "ponder"] and "engine" not in kinds
     scores = [payload for event, payload, _ in sent if event == protocol.SCORES]
-    assert scores and scores[-1]["moves"] == "5"
+    assert [s["moves"] for s in scores] == ["", "5", stored.moves]
+    assert [s["to_move"] for s in scores] == [0, 1, 0]
     assert stored.last_engine_move and stored.last_engine_move["move_scores"]
+    assert stored.last_engine_move["pondered"]
+
+
+def test_a_move_not_pondered_is_searched_as_usual(
+    service: tuple[GameService, InstantPool, list[tuple[str, Any, str]]],
+) -> None:
+    games, pool, _ = service
+    record = games.create("tictactoe", {"level": "easy"}, owner="me")
+    (pondered,) = [job for job in pool.submitted if job.tag[0] == "ponder"]
+    other = "1" if pondered.moves != "1" else "2"
+    games.move(record.id, other, "me")
+    stored = games.store.get(record.id)
+    assert stored is not None and len(stored.moves) == 2  # searched at once (instant pool)
+    assert "pondered" not in (stored.last_engine_move or {})
+    assert [job.moves for job in engine_jobs(pool)] == [other]
 
 
 def test_an_analysis_that_comes_before_submit_returns_reaches_its_asker(
@@ -134,7 +156,7 @@ def test_an_engine_result_that_waits_for_the_games_lock_is_dropped_if_the_game_c
     try:
         record = games.create("tictactoe", {"level": "easy"}, owner="me")
         games.move(record.id, "5", "me")
-        (search,) = pool.submitted
+        (search,) = engine_jobs(pool)
         with games.locks.hold(record.id):  # the player's action holds the game...
             relay = threading.Thread(target=pool.finish, args=(search,))
             relay.start()  # ...while the engine's result comes in
@@ -151,7 +173,7 @@ def test_an_engine_result_that_waits_for_the_games_lock_is_dropped_if_the_game_c
             assert stored.moves == "" and not games.searches.thinking(record.id)
         else:  # the search at the old level was moot: the new one is on its way
             assert stored.moves == "5" and games.searches.thinking(record.id)
-            assert pool.submitted[-1].limits.depth == protocol.LEVELS["medium"]["depth"]
+            assert engine_jobs(pool)[-1].limits.depth == protocol.LEVELS["medium"]["depth"]
     finally:
         games.close()
 
@@ -169,14 +191,14 @@ def test_a_result_that_cannot_be_applied_is_tried_again_not_left_waiting() -> No
     try:
         record = games.create("tictactoe", {"level": "easy"}, owner="me")
         games.move(record.id, "5", "me")
-        (search,) = pool.submitted
+        (search,) = engine_jobs(pool)
         broken = {"best_move": "5", "score": 0, "exact": False, "pv": "5", "move_scores": None}
         pool.on_result(search, broken, None)  # "5" is taken: applying it raises
         assert games.searches.thinking(record.id)  # not left waiting: it will try again
         (failed,) = [payload for event, payload, _ in sent if event == protocol.ERROR]
         assert failed["code"] == protocol.ENGINE_FAILED
-        wait_until(lambda: len(pool.submitted) == 2)
-        again = pool.submitted[-1]
+        wait_until(lambda: len(engine_jobs(pool)) == 2)
+        again = engine_jobs(pool)[-1]
         assert again is not search and again.moves == "5"
         pool.finish(again)
         stored = games.store.get(record.id)

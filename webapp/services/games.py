@@ -26,7 +26,7 @@ from webapp.services.locks import Emit, GameLocks, Outbox
 from webapp.services.positions import preview
 from webapp.services.searches import RETRY_DELAYS, Searches
 from webapp.services.seats import holds_seat, new_game_id, token_hash
-from webapp.services.state import engine_to_move, game_state, game_url, result_of, to_move
+from webapp.services.state import engine_to_move, game_url, result_of, to_move
 from webapp.settings import MID_GAME_KEYS, SettingsError, engine_side, merge_settings
 from webapp.store import (
     CorruptRecord,
@@ -83,10 +83,11 @@ class GameService:
         emit: Emit,
         seed: int | None = None,
         retry_delays: tuple[float, ...] = RETRY_DELAYS,
+        live_scores: bool = True,
     ) -> None:
         self.store = store
         self.locks = GameLocks()
-        self.searches = Searches(store, pool, emit, self.locks, seed, retry_delays)
+        self.searches = Searches(store, pool, emit, self.locks, seed, retry_delays, live_scores)
         self.emit = emit
         self._closed = False
         self._health_lock = threading.Lock()
@@ -116,7 +117,7 @@ class GameService:
     def state(self, game_id: object, token: str | None = None) -> dict[str, Any]:
         """The game's state for one viewer: ``seat`` is "player" or "spectator"."""
         record = self.get(game_id)
-        state = game_state(record, self.searches.thinking(record.id))
+        state = self.searches.state(record)
         state["seat"] = "player" if holds_seat(token, record.seat_hash) else "spectator"
         return state
 
@@ -161,6 +162,7 @@ class GameService:
                 raise self._busy()
             self.store.create(record)
             self.searches.try_start_engine(record)
+            self.searches.position_changed(record)
         return record
 
     def another(
@@ -204,8 +206,8 @@ class GameService:
                 raise self._busy()
             record.moves += move
             self._save(record, status, winner, out)
-            self.searches.stop_scores(record.id)
-            self.searches.try_start_engine(record)
+            self.searches.try_start_engine(record)  # first: it may take the pondered reply
+            self.searches.position_changed(record)
             self.searches.publish(record, out)
             return record
 
@@ -223,6 +225,7 @@ class GameService:
             self._save(record, *result_of(new_game(record.game, record.moves)), out)
             self.searches.stop_engine(record.id)
             self.searches.try_start_engine(record)
+            self.searches.position_changed(record)
             self.searches.publish(record, out)
             return record
 
@@ -245,6 +248,7 @@ class GameService:
             else:
                 self.searches.follow(record)  # it still holds: tie it to the new version
             self.searches.try_start_engine(record)
+            self.searches.position_changed(record, again=search_changed)
             self.searches.publish(record, out)
             return record
 
@@ -268,7 +272,11 @@ class GameService:
         """Start the engine if it is to move and idle (a game left waiting, e.g. by a restart)."""
         with self._game(game_id) as out:
             record = self.store.get(game_id)
-            if record is not None and self.searches.try_start_engine(record):
+            if record is None:
+                return
+            started = self.searches.try_start_engine(record)
+            self.searches.position_changed(record)  # e.g. after a restart: scores afresh
+            if started:
                 self.searches.publish(record, out)
 
     def resume(self) -> None:

@@ -5,9 +5,10 @@ Three kinds of work go to the pool, in this order of priority:
 * the engine's move (``ENGINE``): the critical path. It searches for the move
   only (no scores of the other moves), so the reply goes out as soon as the
   book or the search has it;
-* the scores of the moves the engine did not play (``SCORES``), searched once
-  the move is sent, streamed to the room as a ``scores`` event and kept with
-  the game's last engine move; dropped under load;
+* the scores of every move for the side to move now, and the engine's
+  pondering on the player's time (``SCORES``, see ``live_scores.py``): the
+  scores stream to the room as ``scores`` events; the engine's options before
+  its move go with its move; dropped under load;
 * analyses someone asked for (``ANALYSIS``), sent to the asker only.
 
 At most one engine search per game is current. It is tied to the game's
@@ -30,6 +31,7 @@ from typing import Any
 from webapp import protocol
 from webapp.games import new_game
 from webapp.services.errors import GameError
+from webapp.services.live_scores import PONDER, SCORES, LiveScores
 from webapp.services.locks import Emit, GameLocks, Outbox
 from webapp.services.state import engine_to_move, game_state, result_of
 from webapp.settings import search_limits
@@ -38,7 +40,7 @@ from webapp.workers import Pool, PoolBusy, Priority, SearchJob
 
 log = logging.getLogger(__name__)
 
-ENGINE, SCORES, ANALYSIS = "engine", "scores", "analysis"
+ENGINE, ANALYSIS = "engine", "analysis"
 #: Failed engine searches tried again at once before the room is told.
 IMMEDIATE_RETRIES = 1
 #: Places in the queue worth telling (past them a page says only that it waits).
@@ -72,16 +74,20 @@ class Searches:
         locks: GameLocks,
         seed: int | None = None,
         retry_delays: tuple[float, ...] = RETRY_DELAYS,
+        live_scores: bool = True,
     ) -> None:
+        """``live_scores`` False: no scores of the live position, no pondering (tests that
+        hold every search of a one-worker pool)."""
+        self.live_scores = live_scores
         self.store, self.pool, self.emit, self.locks, self.seed = store, pool, emit, locks, seed
         self.retry_delays = retry_delays
-        self._guard = threading.Lock()  # guards the three maps below
+        self._guard = threading.Lock()  # guards the two maps below
         # Jobs are registered here before they are submitted (a quick search can
         # report before submit returns) and recognised by identity.
         self._engine: dict[str, EngineTask] = {}  # game id -> the engine's work
-        self._scores: dict[str, SearchJob] = {}  # game id -> its scores job
         self._analyses: dict[str, SearchJob | None] = {}  # client sid -> its analysis job
         self._closing = False
+        self.live = LiveScores(pool, emit, locks, self._engine_job, seed, self._store_options)
         pool.on_progress, pool.on_result, pool.on_queued = (
             self._on_progress,
             self._on_result,
@@ -115,7 +121,22 @@ class Searches:
 
     def publish(self, record: GameRecord, out: Outbox) -> None:
         """Tell the game's room its state (sent when the caller lets the game's lock go)."""
-        out.send(protocol.STATE, game_state(record, self.thinking(record.id)), record.id)
+        out.send(protocol.STATE, self.state(record), record.id)
+
+    def state(self, record: GameRecord) -> dict[str, Any]:
+        """The game's state, with the scores of its live position if known."""
+        return game_state(
+            record, self.thinking(record.id), self.live.current(record.id, record.moves)
+        )
+
+    def position_changed(self, record: GameRecord, again: bool = False) -> None:
+        """The game's position is ``record.moves`` now: score it for the side to move.
+
+        ``again``: the same position, scored afresh (the level changed).
+        The caller holds the game's lock.
+        """
+        if self.live_scores:
+            self.live.start(record, again)
 
     # -- the engine's moves (the caller holds the game's lock) ------------------------
     def start_engine(self, record: GameRecord) -> bool:
@@ -125,9 +146,14 @@ class Searches:
         """
         if self._closing or not engine_to_move(record) or self.thinking(record.id):
             return False
-        task = EngineTask(record.version, record.moves, self._engine_job(record))
+        job = self._engine_job(record)
+        pondering = self.live.take_ponder(record, job)
+        task = EngineTask(record.version, record.moves, job if pondering is None else pondering.job)
         with self._guard:
             self._engine[record.id] = task
+        if pondering is not None:
+            self._adopt(record.id, task, pondering)
+            return True
         try:
             self._submit(task)
         except PoolBusy:
@@ -149,24 +175,36 @@ class Searches:
             return True
 
     def stop_engine(self, game_id: str) -> None:
-        """Cancel the game's engine search (or its waiting retry) and its scores search."""
+        """Cancel the game's engine search (or its waiting retry), its scores and pondering."""
         with self._guard:
             task = self._engine.pop(game_id, None)
-            scores = self._scores.pop(game_id, None)
         if task is not None:
             if task.timer is not None:
                 task.timer.cancel()
             if task.job is not None:
                 self.pool.cancel(task.job.id)
-        if scores is not None:
-            self.pool.cancel(scores.id)
+        self.live.stop(game_id)
 
-    def stop_scores(self, game_id: str) -> None:
-        """The position moved on: the scores of the last engine move's options are moot."""
+    def _adopt(self, game_id: str, task: EngineTask, pondering: Any) -> None:
+        """The engine's reply was pondered: its search (or its result) is the engine's now.
+
+        A result already in is applied on a thread of its own, as if the pool
+        had just sent it: after the player's move has been told.
+        """
+        result, rows = self.live.adopt(game_id, pondering)
         with self._guard:
-            scores = self._scores.pop(game_id, None)
-        if scores is not None:
-            self.pool.cancel(scores.id)
+            task.rows, task.rows_of = list(rows), task.job
+        log.info("engine reply in %s pondered (%s)", game_id, "ready" if result else "running")
+
+        def tell() -> None:
+            with self.locks.hold(game_id):
+                pass  # the player's move goes out first
+            for row in rows:
+                self.emit(protocol.THINKING, row, game_id)
+            if result is not None and task.job is not None and not self._closing:
+                self._engine_result(game_id, task.job, result | {"pondered": True}, None)
+
+        threading.Thread(target=tell, name="pondered-reply", daemon=True).start()
 
     def follow(self, record: GameRecord) -> None:
         """The game changed in a way its engine search does not care about: keep the search."""
@@ -246,6 +284,7 @@ class Searches:
         with self._guard:
             self._closing = True
             tasks = list(self._engine.values())
+        self.live.close()
         for task in tasks:
             if task.timer is not None:
                 task.timer.cancel()
@@ -253,19 +292,21 @@ class Searches:
     # -- the pool's callbacks (relay thread) ---------------------------------------------
     def _on_queued(self, job: SearchJob, position: int) -> None:
         kind, game_id, sid = job.tag
-        if kind == SCORES or position > QUEUED_PLACES_TOLD:
+        if kind in (SCORES, PONDER) or position > QUEUED_PLACES_TOLD:
             return  # a long queue moving by one would be hundreds of emits
         payload = {"game_id": game_id, "position": position, "kind": kind}
         self.emit(protocol.QUEUED, payload, game_id if kind == ENGINE else sid)
 
     def _on_progress(self, job: SearchJob, progress: dict[str, Any]) -> None:
         kind, game_id, _ = job.tag
-        if kind != ENGINE:
+        if kind not in (ENGINE, PONDER):
             return
         payload = {"game_id": game_id, "moves": job.moves, "algorithm": job.algorithm}
         payload |= progress
         seconds = progress["elapsed_ms"] / 1000.0
         payload["nps"] = round(progress["nodes"] / seconds) if seconds > 0 else None
+        if kind == PONDER and self.live.ponder_progress(job, payload):
+            return  # kept for the engine's reply, should the player play the expected move
         with self._guard:  # kept for depths_so_far: a page that joins now gets them too
             task = self._engine.get(game_id)
             if task is None or task.job is not job:
@@ -279,6 +320,8 @@ class Searches:
         if self._closing:
             return  # a stopping server commits nothing
         kind, game_id, sid = job.tag
+        if kind == PONDER and not self.live.ponder_done(job, result):
+            kind = ENGINE  # the pondering became the engine's search
         if kind == ANALYSIS:
             with self._guard:
                 mine = self._analyses.get(sid) is job
@@ -287,15 +330,15 @@ class Searches:
             if mine:
                 self._send_analysis(job, result, error)
         elif kind == SCORES:
-            with self._guard:
-                mine = self._scores.get(game_id) is job
-                if mine:
-                    del self._scores[game_id]
-            if mine and result is not None:
-                self._apply_scores(job, result)
-            elif mine and not job.dropped:
-                log.warning("scores search for %s failed: %s", game_id, error)
-        elif self._current(game_id, job):
+            self.live.scores_done(job, result, error)
+        elif kind == ENGINE:
+            self._engine_result(game_id, job, result, error)
+
+    def _engine_result(
+        self, game_id: str, job: SearchJob, result: dict[str, Any] | None, error: str | None
+    ) -> None:
+        """Apply the engine's search result if it is still the game's current search."""
+        if self._current(game_id, job):
             out = Outbox()
             try:
                 with self.locks.hold(game_id):
@@ -355,6 +398,8 @@ class Searches:
         position = new_game(record.game, record.moves)
         position.play(position.parse_move(result["best_move"]))
         payload = move_payload(job, result)
+        options = self.live.current(game_id, record.moves)  # the engine's, before its move
+        payload["move_scores"] = None if options is None else options["move_scores"]
         record.moves += result["best_move"]
         record.status, record.winner = result_of(position)
         record.last_engine_move = payload
@@ -374,9 +419,9 @@ class Searches:
             return
         with self._guard:
             self._engine.pop(game_id, None)
+        self.position_changed(record)  # before publishing: its state carries no stale scores
         self.publish(record, out)
         out.send(protocol.ENGINE_MOVE, payload, game_id)
-        self._start_scores(job, game_id)
 
     def _failed(
         self,
@@ -445,67 +490,21 @@ class Searches:
                 task.failures += 1
                 self._retry_later(game_id, task)
 
-    # -- the scores of the moves not played (after the move is sent) ---------------------
-    def _start_scores(self, engine_job: SearchJob, game_id: str) -> None:
-        job = SearchJob(
-            engine_job.game,
-            engine_job.moves,
-            engine_job.algorithm,
-            engine_job.limits,
-            seed=self.seed,
-            tag=(SCORES, game_id, None),
-            priority=Priority.SCORES,
-            owner=engine_job.owner,
-            game_id=game_id,
-        )
-        with self._guard:
-            older = self._scores.get(game_id)
-            self._scores[game_id] = job
-        if older is not None:
-            self.pool.cancel(older.id)
-        try:
-            self.pool.submit(job)
-        except PoolBusy:
-            with self._guard:
-                if self._scores.get(game_id) is job:
-                    del self._scores[game_id]  # display work: skipped under load
-
-    def _apply_scores(self, job: SearchJob, result: dict[str, Any]) -> None:
-        game_id = job.tag[1]
-        scores = result.get("move_scores") or {}
-        payload = {
-            "game_id": game_id,
-            "moves": job.moves,
-            "to_move": len(job.moves) % 2,
-            "move_scores": scores,
-            "complete": bool(scores) and all(s["exact"] for s in scores.values()),
-        }
-        out = Outbox()
-        try:
-            with self.locks.hold(game_id):
-                out.send(protocol.SCORES, payload, game_id)
-                record = self._store_scores(game_id, job.moves, scores)
-                if record is not None:
-                    self.publish(record, out)  # every stored change is told, with its version
-        finally:
-            out.flush(self.emit)
-
-    def _store_scores(self, game_id: str, moves: str, scores: dict[str, Any]) -> GameRecord | None:
-        """Keep the scores with the game's last engine move, if it is still that search's;
-        the game as stored then (None if nothing was stored)."""
+    def _store_options(self, game_id: str, moves: str, scores: dict[str, Any], out: Outbox) -> None:
+        """Keep the engine's options before its move with that move, if it is still the
+        game's last (the game's lock is held); the room hears of it with the new state."""
         try:
             record = self.store.get(game_id)
             last = None if record is None else record.last_engine_move
             if record is None or last is None or last.get("moves") != moves:
-                return None
-            if self.thinking(game_id):
-                return None  # never bump the version an engine search is tied to
+                return
+            if self.thinking(game_id) or last.get("move_scores"):
+                return  # never bump the version an engine search is tied to
             record.last_engine_move = {**last, "move_scores": scores}
             self.store.save(record)
-            return record
+            self.publish(record, out)
         except StoreError as err:
-            log.warning("scores for %s not stored: %s", game_id, err)
-            return None
+            log.warning("the engine's options in %s not stored: %s", game_id, err)
 
 
 def move_payload(job: SearchJob, result: dict[str, Any]) -> dict[str, Any]:

@@ -26,8 +26,13 @@ def engine_to_move(record: GameRecord) -> bool:
     return record.status == "playing" and to_move(record) == engine_side(record.settings)
 
 
-def game_state(record: GameRecord, thinking: bool) -> dict[str, Any]:
-    """The whole state of a game, as every viewer gets it (the per-viewer ``seat`` aside)."""
+def game_state(
+    record: GameRecord, thinking: bool, scores: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The whole state of a game, as every viewer gets it (the per-viewer ``seat`` aside).
+
+    ``scores``: the latest ``scores`` payload of the live position, if any.
+    """
     engine = engine_side(record.settings)
     position = new_game(record.game, record.moves)
     return {
@@ -43,6 +48,7 @@ def game_state(record: GameRecord, thinking: bool) -> dict[str, Any]:
         "engine_side": engine,
         "engine_thinking": thinking,
         "last_engine_move": record.last_engine_move,
+        "scores": scores if scores is not None and scores["moves"] == record.moves else None,
         "move_count": len(record.moves),
         "created_at": record.created_at,
         "updated_at": record.updated_at,

@@ -66,6 +66,8 @@ DEFAULTS: dict[str, Any] = {
     "ENGINE_RETRY_DELAYS": RETRY_DELAYS,  # seconds before each retry of a failed engine move
     "SEARCH_WARMUP": True,  # warm the engine (compile kernels) when a worker starts
     "SEARCH_SEED": None,  # a fixed seed makes the engine's tie-breaks repeatable (tests)
+    # Score every move for the side to move after each move, and ponder the engine's reply.
+    "LIVE_SCORES": True,
     "SEAT_COOKIE_SECURE": False,  # True behind HTTPS (an HTTPS request gets Secure anyway)
     "LOOKAHEAD_ROOT": None,  # the folder with templates/ and static/
     # Proxies in front of the app (nginx: 1) whose X-Forwarded-For and -Proto it believes:
@@ -131,6 +133,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         _emit,
         seed=app.config["SEARCH_SEED"],
         retry_delays=tuple(app.config["ENGINE_RETRY_DELAYS"]),
+        live_scores=app.config["LIVE_SCORES"],
     )
     app.extensions["lookahead"] = service
     api.init_app(app, pool)  # after the service: the analyses go in front of its callbacks

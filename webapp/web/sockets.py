@@ -76,13 +76,16 @@ def sid() -> str:
 
 @handles(protocol.JOIN)
 def on_join(payload: Payload) -> Payload:
-    """Enter the game's room; answer with its state (and the sender's seat), then the depths
-    the engine's current search has completed (the page may come in the middle of it)."""
+    """Enter the game's room; answer with its state (and the sender's seat), the live
+    position's scores so far, then the depths the engine's current search has completed
+    (the page may come in the middle of it)."""
     game_id = payload["game_id"]
     service().get(game_id)  # no room for a game that does not exist
     join_room(game_id)  # in the room before reading: no change can fall in between
     state = service().state(game_id, seat_token(game_id))
     emit(protocol.STATE, state)
+    if state["scores"] is not None:  # the live position's scores so far
+        emit(protocol.SCORES, state["scores"])
     for row in service().searches.depths_so_far(game_id):  # a search under way: its depths so far
         emit(protocol.THINKING, row)
     service().wake(game_id)  # a game left waiting for the engine (e.g. by a restart)

@@ -1,0 +1,201 @@
+"""The scores of the side to move after every move (``scores`` events), and pondering.
+
+``services/live_scores.py``: after each move, the player's or the engine's,
+every legal move of the position is scored for the side to move then; a
+result for a position the game has left is never sent; a page that joins
+gets the scores so far. The values are checked against an independent
+computation: the pure-Python engine (``native=False``), on tic-tac-toe and a
+late Connect Four position.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from flask import Flask
+
+from tests.web.helpers import Listener, seated, wait_until
+from tests.web.test_searches_unit import InstantPool
+from webapp import protocol
+from webapp.engine.search import search
+from webapp.games import new_game
+from webapp.services import GameService
+from webapp.store import open_store
+from webapp.web.app import socketio
+from webapp.workers import SearchJob
+
+#: A late Connect Four position (28 stones, the first player to move) whose columns differ;
+#: its best columns win, but not at once (so the engine has a reply to ponder).
+LATE_CONNECT4 = "1666425755643557763612254722"
+
+Sent = list[tuple[str, Any, str]]
+
+
+class HoldingPool(InstantPool):
+    """Runs a job inside ``submit`` unless its kind is held: those wait for ``finish``."""
+
+    def __init__(self, hold: set[str]) -> None:
+        super().__init__()
+        self.hold = hold
+        self.waiting: list[SearchJob] = []
+
+    def submit(self, job: SearchJob) -> int:
+        if job.tag[0] not in self.hold:
+            return super().submit(job)
+        job.id = len(self.submitted) + 1
+        self.submitted.append(job)
+        self.waiting.append(job)
+        return job.id
+
+    def position(self, job_id: int) -> int | None:
+        places = [job.id for job in self.waiting]
+        return places.index(job_id) + 1 if job_id in places else None
+
+    def release(self, kind: str) -> None:
+        """Run every waiting job of ``kind`` (and stop holding that kind)."""
+        self.hold.discard(kind)
+        for job in [j for j in self.waiting if j.tag[0] == kind]:
+            self.waiting.remove(job)
+            self.finish(job)
+
+
+@pytest.fixture
+def games() -> Iterator[tuple[GameService, HoldingPool, Sent]]:
+    pool = HoldingPool({"engine", "ponder"})  # the engine moves when the test says so
+    sent: Sent = []
+    service = GameService(
+        open_store(":memory:"),
+        pool,  # type: ignore[arg-type]
+        lambda event, payload, to: sent.append((event, payload, to)),
+        seed=0,
+    )
+    yield service, pool, sent
+    service.close()
+
+
+def scores_of(sent: Sent) -> list[dict[str, Any]]:
+    return [payload for event, payload, _ in sent if event == protocol.SCORES]
+
+
+def pure_python_scores(game: str, moves: str) -> dict[str, tuple[int | float, bool]]:
+    """Every move's exact score from the pure-Python engine: the independent computation."""
+    result = search(new_game(game, moves), "alphabeta", move_scores=True, native=False)
+    assert result.move_scores is not None
+    return {move: (s.score, s.exact) for move, s in result.move_scores.items()}
+
+
+def values(payload: dict[str, Any]) -> dict[str, tuple[int | float, bool]]:
+    return {move: (s["score"], s["exact"]) for move, s in payload["move_scores"].items()}
+
+
+def test_after_the_players_move_and_the_engines_the_side_to_move_gets_its_scores(
+    games: tuple[GameService, HoldingPool, Sent],
+) -> None:
+    service, pool, sent = games
+    record = service.create("tictactoe", {"level": "perfect"}, owner="me")
+    first = scores_of(sent)[-1]
+    assert first["moves"] == "" and first["to_move"] == 0 and first["complete"]
+    assert values(first) == pure_python_scores("tictactoe", "")
+    service.move(record.id, "1", "me")  # the engine's search is held: it is to move
+    after_player = scores_of(sent)[-1]
+    assert after_player["moves"] == "1" and after_player["to_move"] == 1
+    assert after_player["game_id"] == record.id and after_player["complete"]
+    assert values(after_player) == pure_python_scores("tictactoe", "1")
+    pool.release("engine")
+    stored = service.store.get(record.id)
+    assert stored is not None and len(stored.moves) == 2
+    after_engine = scores_of(sent)[-1]
+    assert after_engine["moves"] == stored.moves and after_engine["to_move"] == 0
+    assert values(after_engine) == pure_python_scores("tictactoe", stored.moves)
+    # The engine's own options before its move went with it: the scores of "1".
+    assert stored.last_engine_move is not None
+    assert stored.last_engine_move["move_scores"] == after_player["move_scores"]
+    state = service.state(record.id, "me")
+    assert state["scores"] == after_engine  # a page that loads now shows them
+
+
+def test_a_late_connect_four_position_is_scored_exactly_as_the_pure_python_engine_does(
+    games: tuple[GameService, HoldingPool, Sent],
+) -> None:
+    service, _, sent = games
+    service.create("connect4", {"level": "perfect"}, LATE_CONNECT4, owner="me")
+    final = scores_of(sent)[-1]
+    assert final["moves"] == LATE_CONNECT4 and final["to_move"] == 0 and final["complete"]
+    assert values(final) == pure_python_scores("connect4", LATE_CONNECT4)
+
+
+def test_scores_of_a_position_the_game_has_left_are_never_sent(
+    games: tuple[GameService, HoldingPool, Sent],
+) -> None:
+    service, pool, sent = games
+    pool.hold.add("scores")
+    record = service.create("tictactoe", {"level": "perfect"}, owner="me")
+    service.move(record.id, "5", "me")  # the start's scores are still out
+    pool.release("engine")
+    stored = service.store.get(record.id)
+    assert stored is not None and len(stored.moves) == 2
+    pool.release("scores")  # every scores search comes back, the old ones too
+    told = scores_of(sent)
+    assert told and {payload["moves"] for payload in told} == {stored.moves}
+    states = [payload for event, payload, _ in sent if event == protocol.STATE]
+    assert all(s["scores"] is None or s["scores"]["moves"] == s["moves"] for s in states)
+
+
+def test_a_shallow_pass_comes_first_then_the_exact_scores(
+    games: tuple[GameService, HoldingPool, Sent],
+) -> None:
+    service, _, sent = games
+    service.create("connect4", {"level": "perfect"}, "4444", owner="me")
+    told = [s for s in scores_of(sent) if s["moves"] == "4444"]
+    assert len(told) == 2 and not told[0]["complete"] and told[1]["complete"]
+    shallow = told[0]["move_scores"]
+    assert all(s["depth"] >= 1 for s in shallow.values() if not s["exact"])
+    assert all("depth" not in s for s in told[1]["move_scores"].values())
+
+
+def test_a_page_that_joins_gets_the_scores_so_far(app: Flask) -> None:
+    state, player = seated(app, "tictactoe", settings={"level": "perfect"})
+    scores = player.wait_for(protocol.SCORES, lambda s: s["moves"] == "" and s["complete"])
+    late = Listener(socketio.test_client(app))
+    joined = late.emit(protocol.JOIN, {"game_id": state["id"]})
+    assert joined["scores"] == scores
+    assert late.wait_for(protocol.SCORES) == scores
+
+
+def test_the_players_expected_move_gets_the_pondered_reply(
+    games: tuple[GameService, HoldingPool, Sent],
+) -> None:
+    service, pool, sent = games
+    pool.hold.discard("ponder")
+    record = service.create("connect4", {"level": "perfect"}, LATE_CONNECT4, owner="me")
+    (pondered,) = [job for job in pool.submitted if job.tag[0] == "ponder"]
+    expected = pondered.moves[-1]
+    assert values(scores_of(sent)[-1])[expected] == (6, True)  # the best move
+    service.move(record.id, expected, "me")
+    wait_until(lambda: any(event == protocol.ENGINE_MOVE for event, _, _ in sent))
+    assert not [job for job in pool.submitted if job.tag[0] == "engine"]  # no search needed
+    (reply,) = [payload for event, payload, _ in sent if event == protocol.ENGINE_MOVE]
+    assert reply["pondered"] and reply["moves"] == pondered.moves
+    assert reply["score"] == -6  # the engine's side of the player's exact value
+
+
+def test_the_engines_options_join_its_move_when_it_was_quicker_than_them(
+    games: tuple[GameService, HoldingPool, Sent],
+) -> None:
+    service, pool, sent = games
+    pool.hold.add("scores")
+    record = service.create("tictactoe", {"level": "perfect", "engine_plays": "first"}, owner="me")
+    pool.release("engine")  # the engine moves before its options' first pass is in
+    moved = service.store.get(record.id)
+    assert moved is not None and len(moved.moves) == 1
+    assert moved.last_engine_move is not None and moved.last_engine_move["move_scores"] is None
+    pool.release("scores")
+    stored = service.store.get(record.id)
+    assert stored is not None and stored.last_engine_move is not None
+    options = stored.last_engine_move["move_scores"]
+    assert options is not None and set(options) == set("123456789")
+    assert {payload["moves"] for payload in scores_of(sent)} == {stored.moves}  # none for ""
+    last_state = [payload for event, payload, _ in sent if event == protocol.STATE][-1]
+    assert last_state["last_engine_move"]["move_scores"] == options

@@ -1,0 +1,365 @@
+"""The scores of every move for the side to move now, and the engine's pondering.
+
+After every move the live position's moves are scored for whoever is to move,
+on the game's ``SCORES`` lane, and each improvement goes to the game's room as
+a ``scores`` event: first a shallow pass (``QUICK_DEPTH``, ``QUICK_TIME``:
+tenths of a second), then the level's whole budget (at Perfect the solver and
+the opening book: exact). A move makes them moot at once: the job is
+cancelled, and a result is sent only while its position is still the game's
+(checked under the game's lock, which every move takes), so a page never gets
+scores for a position the game has left. The latest scores of the live
+position also go with the game's state (``state["scores"]``), so a page that
+joins or reloads shows them; the engine's options before its move go with its
+move (``last_engine_move.move_scores``); when the engine was quicker than a
+shallow pass over its own position, that pass is let finish and its scores
+join the move afterwards (``on_options``).
+
+Pondering (thinking on the player's time, as chess engines do): once the
+player's options are scored, the engine searches its reply to the player's
+expected move (the best-scored one), with exactly the job it would run for
+that position (same algorithm, limits and seed). If the player plays that
+move, the engine's reply is that result, sent at once; if its search is still
+running it becomes the engine's search, its depths so far replayed. Any other
+move, an undo or new settings throw it away.
+
+Callbacks run on the pool's relay thread; ``Searches`` routes them here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from webapp import protocol
+from webapp.engine.search import Limits
+from webapp.games import new_game
+from webapp.services.locks import Emit, GameLocks, Outbox
+from webapp.settings import engine_side, search_limits
+from webapp.store import GameRecord
+from webapp.workers import PoolBusy, Priority, SearchJob, SearchPool
+
+log = logging.getLogger(__name__)
+
+SCORES, PONDER = "scores", "ponder"
+#: The first pass over a new position: deep enough to read, quick enough to show at once.
+QUICK_DEPTH = 8
+QUICK_TIME = 0.3
+#: The scores' search: alpha-beta whatever the engine plays (same values, far fewer nodes).
+SCORES_ALGORITHM = "alphabeta"
+
+
+@dataclass
+class Scoring:
+    """The scores of one game's live position, pass by pass."""
+
+    record: GameRecord  # the game as it stood when its position became live
+    limits: Limits  # the level's whole budget (the last pass)
+    job: SearchJob | None = None
+    last_pass: bool = False
+    move_scores: dict[str, dict[str, Any]] = field(default_factory=dict)
+    sent: bool = False
+
+    @property
+    def moves(self) -> str:
+        return self.record.moves
+
+    @property
+    def complete(self) -> bool:
+        return bool(self.move_scores) and all(s["exact"] for s in self.move_scores.values())
+
+    def merge(self, result: dict[str, Any], limits: Limits) -> bool:
+        """Take a pass's scores where they are better known; True if anything changed.
+
+        An exact score beats an estimate; a deeper estimate beats a shallower
+        one. An estimate the solver left behind (an exact result whose move
+        is not exact) keeps the shallow pass's, whose depth is known.
+        """
+        changed = False
+        solved = bool(result.get("exact")) and limits.depth is None
+        for move, value in (result.get("move_scores") or {}).items():
+            entry = {"score": value["score"], "exact": bool(value["exact"])}
+            if not entry["exact"]:
+                if solved:
+                    continue  # the solver gave up on it: its depth is not known
+                entry["depth"] = result.get("depth")
+            old = self.move_scores.get(move)
+            shallower = not entry["exact"] and entry["depth"] < ((old or {}).get("depth") or 0)
+            if old is not None and (old["exact"] or shallower):
+                continue
+            if old != entry:
+                self.move_scores[move] = entry
+                changed = True
+        return changed
+
+    def payload(self) -> dict[str, Any]:
+        return {
+            "game_id": self.record.id,
+            "moves": self.moves,
+            "to_move": len(self.moves) % 2,
+            "move_scores": dict(sorted(self.move_scores.items())),
+            "complete": self.complete,
+        }
+
+
+@dataclass
+class Pondering:
+    """The engine's reply to the player's expected move, searched on the player's time."""
+
+    moves: str  # the position after the expected move
+    job: SearchJob
+    result: dict[str, Any] | None = None
+    rows: list[dict[str, Any]] = field(default_factory=list)  # its thinking rows so far
+
+
+class LiveScores:
+    """Scores of the side to move in every game, and the engine's pondering."""
+
+    def __init__(
+        self,
+        pool: SearchPool,
+        emit: Emit,
+        locks: GameLocks,
+        engine_job: Callable[[GameRecord], SearchJob],
+        seed: int | None,
+        on_options: Callable[[str, str, dict[str, Any], Outbox], None],
+    ) -> None:
+        self.pool, self.emit, self.locks, self.seed = pool, emit, locks, seed
+        self.engine_job, self.on_options = engine_job, on_options
+        self._guard = threading.Lock()  # guards the maps below
+        self._scoring: dict[str, Scoring] = {}  # game id -> its live position's scores
+        self._options: dict[str, Scoring] = {}  # game id -> the engine's last position, finishing
+        self._pondering: dict[str, Pondering] = {}  # game id -> the engine's pondered reply
+        self._adopted: set[SearchJob] = set()  # ponder jobs that became the engine's search
+        self._closing = False
+
+    # -- questions ----------------------------------------------------------------------
+    def current(self, game_id: str, moves: str) -> dict[str, Any] | None:
+        """The ``scores`` payload of position ``moves`` if it is the game's live one."""
+        with self._guard:
+            scoring = self._scoring.get(game_id)
+            if scoring is None or scoring.moves != moves or not scoring.move_scores:
+                return None
+            return scoring.payload()
+
+    # -- the live position (the caller holds the game's lock) ---------------------------
+    def start(self, record: GameRecord, again: bool = False) -> None:
+        """``record.moves`` is the game's position now: score its moves (unless under way).
+
+        ``again``: the level changed, so scores of the same position start over.
+        """
+        with self._guard:
+            old = self._scoring.get(record.id)
+            if old is not None and old.record.version > record.version:
+                return  # an older view of the game (the engine's reply came first)
+            if old is not None and old.moves == record.moves and not again:
+                return
+            self._scoring.pop(record.id, None)
+            pondering = self._pondering.get(record.id)
+            if pondering is not None and (again or pondering.moves != record.moves):
+                del self._pondering[record.id]
+            else:
+                pondering = None
+        if old is not None and old.job is not None:
+            engines = engine_side(old.record.settings) == len(old.moves) % 2
+            if engines and old.job.limits.depth is not None and record.moves.startswith(old.moves):
+                with self._guard:  # a shallow pass over the engine's options: let it finish
+                    self._options[record.id] = old
+            else:
+                self.pool.cancel(old.job.id)
+        if pondering is not None:
+            self.pool.cancel(pondering.job.id)
+        if self._closing or record.status != "playing":
+            return
+        limits = search_limits(record.settings, record.game, SCORES_ALGORITHM)
+        scoring = Scoring(dataclasses.replace(record), limits)
+        with self._guard:
+            self._scoring[record.id] = scoring
+        quick = Limits(
+            depth=min(limits.depth or QUICK_DEPTH, QUICK_DEPTH),
+            time=min(limits.time or QUICK_TIME, QUICK_TIME),
+        )
+        if limits.depth is not None and limits.depth <= QUICK_DEPTH:
+            quick = limits  # a shallow level: its one pass is already quick
+        self._submit(scoring, quick, last_pass=quick == limits)
+
+    def stop(self, game_id: str) -> None:
+        """Forget the game's scores and pondering (a new game, or the player left it)."""
+        with self._guard:
+            scoring = self._scoring.pop(game_id, None)
+            pondering = self._pondering.pop(game_id, None)
+            options = self._options.pop(game_id, None)
+        jobs = [
+            None if scoring is None else scoring.job,
+            None if pondering is None else pondering.job,
+            None if options is None else options.job,
+        ]
+        for job in jobs:
+            if job is not None:
+                self.pool.cancel(job.id)
+
+    def close(self) -> None:
+        self._closing = True
+
+    def _submit(self, scoring: Scoring, limits: Limits, last_pass: bool) -> None:
+        record = scoring.record
+        job = SearchJob(
+            record.game,
+            record.moves,
+            SCORES_ALGORITHM,
+            limits,
+            seed=self.seed,
+            tag=(SCORES, record.id, None),
+            priority=Priority.SCORES,
+            owner=record.seat_hash,
+            game_id=record.id,
+        )
+        with self._guard:
+            if self._scoring.get(record.id) is not scoring:
+                return
+            scoring.job, scoring.last_pass = job, last_pass
+        try:
+            self.pool.submit(job)
+        except PoolBusy:  # display work: skipped under load
+            with self._guard:
+                if scoring.job is job:
+                    scoring.job = None
+
+    # -- pondering ------------------------------------------------------------------------
+    def _ponder(self, scoring: Scoring) -> None:
+        """Search the engine's reply to the player's best-scored move (game's lock held)."""
+        record = scoring.record
+        if engine_side(record.settings) == len(record.moves) % 2 or not scoring.move_scores:
+            return  # the engine is to move here: nothing to ponder
+        expected = max(sorted(scoring.move_scores), key=lambda m: scoring.move_scores[m]["score"])
+        after = dataclasses.replace(record, moves=record.moves + expected)
+        if new_game(record.game, after.moves).is_terminal():
+            return  # the expected move ends the game: no reply to think of
+        job = dataclasses.replace(
+            self.engine_job(after), tag=(PONDER, record.id, None), priority=Priority.SCORES
+        )
+        pondering = Pondering(after.moves, job)
+        with self._guard:
+            if self._scoring.get(record.id) is not scoring or record.id in self._pondering:
+                return
+            self._pondering[record.id] = pondering
+        try:
+            self.pool.submit(job)
+        except PoolBusy:
+            with self._guard:
+                if self._pondering.get(record.id) is pondering:
+                    del self._pondering[record.id]
+
+    def take_ponder(self, record: GameRecord, wanted: SearchJob) -> Pondering | None:
+        """The pondering that answers the engine's search ``wanted`` of ``record``, if any.
+
+        The caller registers its job as the engine's search, then calls
+        ``adopt``. A pondering of anything else is left for ``start`` to drop.
+        """
+        with self._guard:
+            pondering = self._pondering.get(record.id)
+        if pondering is None or pondering.moves != record.moves:
+            return None
+        job = pondering.job
+        same = (job.game, job.moves, job.algorithm, job.limits, job.seed, job.move_scores) == (
+            wanted.game, wanted.moves, wanted.algorithm, wanted.limits, wanted.seed,
+            wanted.move_scores,
+        )  # fmt: skip
+        if not same or (pondering.result is None and self.pool.position(job.id) is not None):
+            return None  # other settings, or still waiting for a worker: search afresh
+        return pondering
+
+    def adopt(self, game_id: str, pondering: Pondering) -> tuple[dict[str, Any] | None, list[Any]]:
+        """Hand the pondering over to the engine: its result if in, and its rows so far.
+
+        From now on its job's progress and result are the engine's.
+        """
+        with self._guard:
+            if self._pondering.get(game_id) is pondering:
+                del self._pondering[game_id]
+            if pondering.result is None:
+                self._adopted.add(pondering.job)
+            return pondering.result, list(pondering.rows)
+
+    def ponder_progress(self, job: SearchJob, row: dict[str, Any]) -> bool:
+        """Keep a pondering's thinking row; False if the job is the engine's search now."""
+        with self._guard:
+            if job in self._adopted:
+                return False
+            pondering = self._pondering.get(job.tag[1])
+            if pondering is not None and pondering.job is job:
+                pondering.rows.append(row)
+            return True
+
+    def ponder_done(self, job: SearchJob, result: dict[str, Any] | None) -> bool:
+        """Keep a pondering's result; False if the job is the engine's search now."""
+        with self._guard:
+            if job in self._adopted:
+                self._adopted.discard(job)
+                return False
+            pondering = self._pondering.get(job.tag[1])
+            if pondering is not None and pondering.job is job:
+                if result is None or not result.get("best_move"):
+                    del self._pondering[job.tag[1]]  # failed: the engine will search itself
+                else:
+                    pondering.result = result
+            return True
+
+    # -- results (relay thread) ------------------------------------------------------------
+    def scores_done(self, job: SearchJob, result: dict[str, Any] | None, error: str | None) -> None:
+        """A pass over a live position ended: tell the room if it improved, then go on."""
+        if self._closing:
+            return
+        game_id = job.tag[1]
+        out = Outbox()
+        scoring = None
+        try:
+            with self.locks.hold(game_id):
+                scoring = self._take(job, result, error, out)
+        finally:
+            out.flush(self.emit)  # told before the next pass can report
+        if scoring is None:
+            return
+        with self.locks.hold(game_id):
+            with self._guard:
+                if self._scoring.get(game_id) is not scoring or scoring.job is not None:
+                    return  # the game moved on meanwhile
+            if not scoring.last_pass and not scoring.complete:
+                self._submit(scoring, scoring.limits, last_pass=True)
+            else:
+                self._ponder(scoring)
+
+    def _take(
+        self, job: SearchJob, result: dict[str, Any] | None, error: str | None, out: Outbox
+    ) -> Scoring | None:
+        """Merge a pass's result into its position's scores (game's lock held); the scoring
+        to go on with, or None if the game has left that position or the pass failed."""
+        game_id = job.tag[1]
+        with self._guard:
+            options = self._options.get(game_id)
+            if options is not None and options.job is job:
+                del self._options[game_id]
+        if options is not None and options.job is job:
+            if result is not None:
+                options.merge(result, job.limits)
+                self.on_options(game_id, options.moves, options.payload()["move_scores"], out)
+            return None  # the engine's options, kept with its move: no scores event
+        with self._guard:
+            scoring = self._scoring.get(game_id)
+            if scoring is None or scoring.job is not job:
+                return None  # the game left that position: never sent
+            scoring.job = None
+        if result is None:
+            if not job.dropped:
+                log.warning("scores search for %s failed: %s", game_id, error)
+            return None
+        with self._guard:
+            changed = scoring.merge(result, job.limits)
+            payload = scoring.payload()
+        if changed or not scoring.sent:
+            scoring.sent = True
+            out.send(protocol.SCORES, payload, game_id)
+        return scoring
