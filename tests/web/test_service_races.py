@@ -110,3 +110,69 @@ def test_one_seat_moving_through_two_servers_at_once_applies_one_move(tmp_path: 
     finally:
         close_app(first)
         close_app(second)
+
+
+def test_a_move_survives_another_process_saving_the_game_without_moving(tmp_path: Path) -> None:
+    """A search host storing the engine's options bumps the version between a move's read
+    and its save: the move is applied to the newer version, not refused as a conflict."""
+    database = tmp_path / "games.db"
+    web, host = make_app(database), make_app(database)
+    try:
+        http = web.test_client()
+        game = create(http, settings={"level": "easy"})
+        service, other = service_of(web), service_of(host)
+        save = service.store.save
+        saved_between: list[int] = []
+
+        def save_after_the_host(record: Any) -> None:
+            if not saved_between:  # once: the host's save lands first
+                stored = other.store.get(game["id"])
+                assert stored is not None
+                other.store.save(stored)
+                saved_between.append(stored.version)
+            save(record)
+
+        service.store.save = save_after_the_host  # type: ignore[method-assign]
+        tab = Listener(socketio.test_client(web, flask_test_client=http))
+        tab.emit(protocol.JOIN, {"game_id": game["id"]})
+        assert tab.emit(protocol.MOVE, {"game_id": game["id"], "move": "5"}) == {"ok": True}
+        assert saved_between
+        stored = other.store.get(game["id"])
+        assert stored is not None and stored.moves.startswith("5")
+        assert stored.version > saved_between[0]
+    finally:
+        close_app(web)
+        close_app(host)
+
+
+def test_a_move_racing_another_move_from_another_process_is_still_refused(
+    tmp_path: Path,
+) -> None:
+    database = tmp_path / "games.db"
+    web, host = make_app(database), make_app(database)
+    try:
+        http = web.test_client()
+        game = create(http, settings={"level": "easy"})
+        service, other = service_of(web), service_of(host)
+        save = service.store.save
+        state: dict[str, bool] = {"done": False}
+
+        def save_after_another_move(record: Any) -> None:
+            if not state["done"]:  # the same seat's move through the other server lands first
+                state["done"] = True
+                stored = other.store.get(game["id"])
+                assert stored is not None
+                stored.moves += "1"
+                other.store.save(stored)
+            save(record)
+
+        service.store.save = save_after_another_move  # type: ignore[method-assign]
+        tab = Listener(socketio.test_client(web, flask_test_client=http))
+        tab.emit(protocol.JOIN, {"game_id": game["id"]})
+        answer = tab.emit(protocol.MOVE, {"game_id": game["id"], "move": "5"})
+        assert answer["code"] == protocol.CONFLICT, answer
+        stored = other.store.get(game["id"])
+        assert stored is not None and stored.moves.startswith("1") and "5" not in stored.moves[:1]
+    finally:
+        close_app(web)
+        close_app(host)

@@ -204,8 +204,7 @@ class GameService:
             status, winner = result_of(position)
             if status == "playing" and not self.searches.has_room(record):
                 raise self._busy()
-            record.moves += move
-            self._save(record, status, winner, out)
+            record = self._save_move(record, move, status, winner, out)
             self.searches.try_start_engine(record)  # first: it may take the pondered reply
             self.searches.position_changed(record)
             self.searches.publish(record, out)
@@ -349,6 +348,31 @@ class GameService:
                 if current is not None:
                     self.searches.publish(current, out)
             raise
+
+    def _save_move(
+        self, record: GameRecord, move: str, status: str, winner: int | None, out: Outbox
+    ) -> GameRecord:
+        """Commit ``move`` after ``record``'s moves; the saved record.
+
+        Another process may have saved the game in between without moving (a search
+        host storing the engine's options): if its moves are still the ones the move
+        was checked against, the move is applied to that version, once. A lost race
+        against another move stays a conflict.
+        """
+        before = record.moves
+        record.moves += move
+        try:
+            self._save(record, status, winner, Outbox())  # its news of a conflict: not yet
+            return record
+        except VersionConflict:
+            current = self.store.get(record.id)
+            if current is None or current.moves != before or current.status != "playing":
+                if current is not None:
+                    self.searches.publish(current, out)
+                raise
+        current.moves += move
+        self._save(current, status, winner, out)
+        return current
 
     @staticmethod
     def _busy() -> GameError:

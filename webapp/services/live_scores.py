@@ -40,7 +40,7 @@ from webapp.games import new_game
 from webapp.services.locks import Emit, GameLocks, Outbox
 from webapp.settings import engine_side, search_limits
 from webapp.store import GameRecord
-from webapp.workers import PoolBusy, Priority, SearchJob, SearchPool
+from webapp.workers import Pool, PoolBusy, Priority, SearchJob
 
 log = logging.getLogger(__name__)
 
@@ -120,7 +120,7 @@ class LiveScores:
 
     def __init__(
         self,
-        pool: SearchPool,
+        pool: Pool,
         emit: Emit,
         locks: GameLocks,
         engine_job: Callable[[GameRecord], SearchJob],

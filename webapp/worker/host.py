@@ -171,7 +171,7 @@ class SearchHost:
         elif outcome == MOVED_ON:
             game_id = payload["game_id"]
             self.watch.watch_scores(
-                game_id, payload["epoch"], lambda: self.searches.stop_scores(game_id)
+                game_id, payload["epoch"], lambda: self.searches.live.stop(game_id)
             )
             self._reply(payload, None, f"engine move: {outcome}")
 
