@@ -17,6 +17,19 @@ def at(moves: str) -> Callable[[dict[str, Any]], bool]:
     return lambda payload: bool(payload["moves"] == moves)
 
 
+def options_of(player: Listener, moves: str) -> dict[str, Any]:
+    """The engine's options at ``moves``, from the first state that carries them."""
+
+    def carries(state: dict[str, Any]) -> bool:
+        last = state.get("last_engine_move") or {}
+        return bool(last.get("moves") == moves and last.get("move_scores"))
+
+    options: dict[str, Any] = player.wait_for(protocol.STATE, carries)["last_engine_move"][
+        "move_scores"
+    ]
+    return options
+
+
 def test_a_game_at_the_default_level_plays_and_every_number_is_the_move_played(
     start: Start,
 ) -> None:
@@ -32,11 +45,12 @@ def test_a_game_at_the_default_level_plays_and_every_number_is_the_move_played(
         assert engine["depth"] == protocol.LEVELS["medium"]["depth"]
         assert engine["pv"].startswith(engine["move"])
         new_game("connect4", moves + engine["pv"])  # the line of the move played is legal
-        # The scores of every move, searched after the reply, agree with the move played.
-        scores = player.wait_for(protocol.SCORES, at(moves))
-        played = scores["move_scores"][engine["move"]]
+        # The engine's options before its move (with the move, or joining it in a later
+        # state) agree with the move played.
+        options = engine["move_scores"] or options_of(player, moves)
+        played = options[engine["move"]]
         assert (played["score"], played["exact"]) == (engine["score"], engine["exact"])
-        strongest = max(s["score"] for s in scores["move_scores"].values())
+        strongest = max(s["score"] for s in options.values())
         if "style" in engine["extra"]:  # a move chosen on purpose below the best
             assert engine["extra"]["strongest"]["score"] == strongest > engine["score"]
         else:
