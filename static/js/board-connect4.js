@@ -51,7 +51,7 @@ export function createConnect4Board(host, { onPlay, info }) {
       slots.push(slot);
     }
   }
-  root.append(frame, numbers, badges);
+  root.append(badges, frame, numbers); // the scores above the board, as the player reads down to drop
   host.replaceChildren(root);
 
   let shown = null; // the last view drawn, to animate only the new disc
