@@ -26,21 +26,25 @@ from webapp.games.connect4 import CELLS, WIDTH
 from webapp.games.connect4_kernel import book as book_
 from webapp.games.connect4_kernel import control as c
 from webapp.games.connect4_kernel import table as tt
+from webapp.games.connect4_kernel.borrow import borrowed
 from webapp.games.connect4_kernel.position import (
     CENTRE_ORDER,
     U0,
     can_win_next,
     column_mask,
+    column_of,
+    mirror_key,
     move_score,
     non_losing_moves,
     popcount,
     possible,
     winning_cells,
 )
-from webapp.games.connect4_kernel.sorter import ROW, cell_of, insert, sort_key
+from webapp.games.connect4_kernel.sorter import MAX_SORT_SCORE, ROW, cell_of, insert, sort_key
 
 #: Returned by the drivers when the search was stopped before it had a value.
 STOPPED = -1000
+NO_BOUND = 1 << 20
 _win_now_score = njit(cache=True, inline="always")(scores.win_now_score)
 
 
@@ -67,6 +71,40 @@ def check_limits(ctl: np.ndarray) -> None:
 def half(x: int) -> int:
     """``x / 2`` rounded toward zero, as in C."""
     return x // 2 if x >= 0 else -((-x) // 2)
+
+
+@njit(cache=True, inline="always")
+def canonical(key: np.uint64, moves: int, ctl: np.ndarray) -> tuple[np.uint64, bool]:
+    """The table's key of a position and whether it is the mirror image's.
+
+    A position and its mirror image have the same score, so early in the game
+    (where mirror pairs are common) they share one entry: the smaller key.
+    Late in the game pairs are rare and the mirror is not worth computing.
+    """
+    if moves > ctl[c.SYMMETRY_PLIES]:
+        return key, False
+    mirrored = mirror_key(key)
+    if mirrored < key:
+        return mirrored, True
+    return key, False
+
+
+@njit(cache=True, inline="always")
+def child_upper(current: np.uint64, mask: np.uint64, moves: int, cell: np.uint64,
+                table: np.ndarray, ctl: np.ndarray) -> int:  # fmt: skip
+    """An upper bound on the child's score after ``cell`` from the table, or NO_BOUND."""
+    child_mask = mask | cell
+    key, _ = canonical((current ^ mask) + child_mask, moves + 1, ctl)
+    entry = tt.probe(table, ctl, tt.tagged(key, tt.EXACT_DEPTH))
+    if entry != U0 and tt.entry_bound(entry) == tt.UPPER:
+        return tt.entry_value(entry)
+    return NO_BOUND
+
+
+@njit(cache=True, inline="always")
+def _stored_move(col: int, mirrored: bool) -> int:
+    """The table's move field: the column in the canonical orientation, + 1."""
+    return (WIDTH - 1 - col if mirrored else col) + 1
 
 
 @njit(
@@ -107,8 +145,10 @@ def negamax(
         entry = book_.probe(book, key)
         if entry != U0:
             return book_.entry_score(entry)
+    key, mirrored = canonical(key, moves, ctl)
     tag = tt.tagged(key, tt.EXACT_DEPTH)
     entry = tt.probe(table, ctl, tag)
+    first = -1
     if entry != U0:
         value = tt.entry_value(entry)
         if tt.entry_bound(entry) == tt.LOWER:
@@ -116,19 +156,32 @@ def negamax(
                 alpha = value
                 if alpha >= beta:
                     return alpha
+            first = tt.entry_move(entry) - 1
+            if first >= 0 and mirrored:
+                first = WIDTH - 1 - first
         elif value < hi:
             hi = value
     if beta > hi:
         beta = hi
         if alpha >= beta:
             return beta
+    if moves <= ctl[c.ETC_PLIES]:  # enhanced transposition cut-off: a child already refuted?
+        for col in range(WIDTH):
+            cell = nxt & column_mask(col)
+            if cell:
+                bound = child_upper(current, mask, moves, cell, table, ctl)
+                if bound != NO_BOUND and -bound >= beta:
+                    tt.store(table, ctl, tag, tt.LOWER, -bound, _stored_move(col, mirrored),
+                             CELLS - moves)  # fmt: skip
+                    return -bound
     base = moves * ROW
     count = 0
     for rank in range(WIDTH):
-        cell = nxt & column_mask(CENTRE_ORDER[rank])
+        col = CENTRE_ORDER[rank]
+        cell = nxt & column_mask(col)
         if cell:
-            key_ = sort_key(cell, move_score(current, mask, cell), rank)
-            count = insert(scratch, base, count, key_)
+            score = MAX_SORT_SCORE if col == first else move_score(current, mask, cell)
+            count = insert(scratch, base, count, sort_key(cell, score, rank))
     for i in range(count):
         cell = cell_of(scratch[base + i])
         score = -negamax(
@@ -137,11 +190,12 @@ def negamax(
         if ctl[c.STOP]:
             return 0
         if score >= beta:
-            tt.store(table, ctl, tag, tt.LOWER, score, 0)
+            tt.store(table, ctl, tag, tt.LOWER, score, _stored_move(column_of(cell), mirrored),
+                     CELLS - moves)  # fmt: skip
             return score
         if score > alpha:
             alpha = score
-    tt.store(table, ctl, tag, tt.UPPER, alpha, 0)
+    tt.store(table, ctl, tag, tt.UPPER, alpha, 0, CELLS - moves)
     return alpha
 
 
@@ -167,6 +221,7 @@ def narrow(
     if can_win_next(current, mask):
         score = win_now_score(moves)
         return score, score
+    table, ctl, book, scratch = borrowed(table), borrowed(ctl), borrowed(book), borrowed(scratch)
     while lo < hi and steps > 0:
         med = lo + (hi - lo) // 2
         if med <= 0 and half(lo) < med:
