@@ -30,6 +30,8 @@ class _Never:
 class InstantPool:
     """A pool whose every search is done, and reported, before ``submit`` returns."""
 
+    size, reserve = 1, 1  # one worker, for engine moves: a scores job is not split
+
     def __init__(self) -> None:
         self.on_progress: Any = None
         self.on_result: Any = None
@@ -106,6 +108,23 @@ def test_a_result_that_comes_before_submit_returns_is_applied(
     scores = [payload for event, payload, _ in sent if event == protocol.SCORES]
     assert scores and scores[-1]["moves"] == "5"
     assert stored.last_engine_move and stored.last_engine_move["move_scores"]
+
+
+def test_a_split_scores_job_reaches_the_room_once_with_every_move(
+    service: tuple[GameService, InstantPool, list[tuple[str, Any, str]]],
+) -> None:
+    games, pool, sent = service
+    pool.size = 3  # two workers for lesser work: the scores come in two parts
+    record = games.create("connect4", {"level": "perfect"}, owner="me")
+    games.move(record.id, "4", "me")
+    parts = [job for job in pool.submitted if job.tag[0] == "scores"]
+    assert [job.limits.root_moves for job in parts] == [("1", "3", "5", "7"), ("2", "4", "6")]
+    scores = [payload for event, payload, _ in sent if event == protocol.SCORES]
+    assert len(scores) == 1 and scores[0]["moves"] == "4" and scores[0]["complete"]
+    assert list(scores[0]["move_scores"]) == list("1234567")
+    stored = games.store.get(record.id)
+    assert stored is not None and stored.last_engine_move is not None
+    assert stored.last_engine_move["move_scores"] == scores[0]["move_scores"]
 
 
 def test_an_analysis_that_comes_before_submit_returns_reaches_its_asker(

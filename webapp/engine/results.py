@@ -93,6 +93,10 @@ class Limits:
     of the level, so a search that ends there says ``stopped="depth"``.
     ``extend``: extend forcing lines by a ply at the horizon of a
     depth-limited search (see ``webapp.engine.driver``).
+    ``root_moves``: search only these root moves (the game's notation): the
+    best move, score and move scores are over them. A part of a root search
+    split between processes (``webapp.services.split``); it travels with the
+    limits so that the worker's task stays the same.
     """
 
     depth: int | None = None
@@ -100,3 +104,4 @@ class Limits:
     nodes: int | None = None
     capped: bool = False
     extend: bool = False
+    root_moves: tuple[str, ...] | None = None

@@ -29,6 +29,7 @@ from typing import Any
 
 from webapp import protocol
 from webapp.games import new_game
+from webapp.services import split
 from webapp.services.errors import GameError
 from webapp.services.locks import Emit, GameLocks, Outbox
 from webapp.services.state import engine_to_move, game_state, result_of
@@ -159,14 +160,14 @@ class Searches:
             if task.job is not None:
                 self.pool.cancel(task.job.id)
         if scores is not None:
-            self.pool.cancel(scores.id)
+            split.cancel(self.pool, scores)
 
     def stop_scores(self, game_id: str) -> None:
         """The position moved on: the scores of the last engine move's options are moot."""
         with self._guard:
             scores = self._scores.pop(game_id, None)
         if scores is not None:
-            self.pool.cancel(scores.id)
+            split.cancel(self.pool, scores)
 
     def follow(self, record: GameRecord) -> None:
         """The game changed in a way its engine search does not care about: keep the search."""
@@ -287,6 +288,10 @@ class Searches:
             if mine:
                 self._send_analysis(job, result, error)
         elif kind == SCORES:
+            whole = split.collect(job, result, error)  # a part of a split job waits for the rest
+            if whole is None:
+                return
+            job, result, error = whole
             with self._guard:
                 mine = self._scores.get(game_id) is job
                 if mine:
@@ -462,9 +467,9 @@ class Searches:
             older = self._scores.get(game_id)
             self._scores[game_id] = job
         if older is not None:
-            self.pool.cancel(older.id)
+            split.cancel(self.pool, older)
         try:
-            self.pool.submit(job)
+            split.submit(self.pool, job)  # in parts when free workers can share it
         except PoolBusy:
             with self._guard:
                 if self._scores.get(game_id) is job:
