@@ -283,3 +283,19 @@ def test_root_moves_of_a_depth_limited_search_keep_those_values() -> None:
     part = search(game, "alphabeta", Limits(depth=5, root_moves=("2", "6")), move_scores=True)
     assert whole.move_scores is not None
     assert part.move_scores == {m: whole.move_scores[m] for m in ("2", "6")}
+
+
+def test_an_exact_search_draws_its_move_among_all_optimal_ones() -> None:
+    """``pick_column`` tries columns in a seeded random order: every optimal one comes up."""
+    for moves, _ in read_positions("Test_L2_R1", 40, 5):
+        game = new_game("connect4", moves)
+        scores = search(game, "alphabeta", move_scores=True).move_scores
+        assert scores is not None
+        best = max(s.score for s in scores.values())
+        optimal = {m for m, s in scores.items() if s.score == best}
+        if len(optimal) < 2:
+            continue
+        picks = {search(game, "alphabeta", seed=seed).best_move for seed in range(40)}
+        assert picks == optimal, moves
+        return
+    pytest.fail("no position with two optimal moves in the sample")

@@ -27,9 +27,10 @@ from pathlib import Path
 from webapp.bench.positions import read_positions
 from webapp.bench.reference import MISSING, Reference, reference
 from webapp.bench.stats import set_book
+from webapp.engine.game import play_moves
 from webapp.engine.search import search
-from webapp.games import new_game
 from webapp.games.connect4 import Connect4, winning_cells
+from webapp.games.connect4_kernel.native import solve_score
 
 #: The shipped sample (relative to a checkout).
 SAMPLE = Path(__file__).resolve().parents[2] / "tests" / "data" / "connect4" / "Hard_early"
@@ -81,6 +82,7 @@ class Versus:
     correct: int = 0
     kernel_seconds: float = 0.0
     kernel_nodes: int = 0
+    score_seconds: float = 0.0
     reference_seconds: float = 0.0
     reference_nodes: int = 0
 
@@ -88,15 +90,16 @@ class Versus:
         n = max(1, self.positions)
         kernel_us = self.kernel_seconds / n * 1e6
         nps = self.kernel_nodes / self.kernel_seconds if self.kernel_seconds else 0.0
-        cells = (
-            f"{self.name:<12} {self.positions:>9} {self.correct:>8} {kernel_us:>12.1f} {nps:>11.0f}"
-        )
+        score_us = self.score_seconds / n * 1e6
+        cells = (f"{self.name:<12} {self.positions:>9} {self.correct:>8} {kernel_us:>12.1f} "
+                 f"{nps:>11.0f} {score_us:>12.1f}")  # fmt: skip
         if not with_reference:
-            return cells + f" {'-':>12} {'-':>11} {'-':>7}"
+            return cells + f" {'-':>12} {'-':>11} {'-':>7} {'-':>10}"
         ref_us = self.reference_seconds / n * 1e6
         ref_nps = self.reference_nodes / self.reference_seconds if self.reference_seconds else 0.0
         ratio = kernel_us / ref_us if ref_us else float("nan")
-        return cells + f" {ref_us:>12.1f} {ref_nps:>11.0f} {ratio:>7.2f}"
+        score_ratio = score_us / ref_us if ref_us else float("nan")
+        return cells + f" {ref_us:>12.1f} {ref_nps:>11.0f} {ratio:>7.2f} {score_ratio:>10.2f}"
 
 
 def versus(path: Path, lines: int | None, solver: Reference | None) -> Versus:
@@ -104,11 +107,15 @@ def versus(path: Path, lines: int | None, solver: Reference | None) -> Versus:
     figures = Versus(path.name)
     for moves, expected in read_positions(path, lines):
         start = time.perf_counter()
-        result = search(new_game("connect4", moves), "alphabeta")
+        game = play_moves(Connect4(), moves)
+        result = search(game, "alphabeta")
         figures.kernel_seconds += time.perf_counter() - start
         figures.kernel_nodes += result.nodes
         figures.positions += 1
-        figures.correct += int(result.exact and result.score == expected)
+        start = time.perf_counter()
+        score, _ = solve_score(game)
+        figures.score_seconds += time.perf_counter() - start
+        figures.correct += int(result.exact and result.score == expected == score)
         if solver is not None:
             solved = solver.solve(moves)
             figures.reference_seconds += solved.seconds
@@ -123,8 +130,11 @@ def print_hard(files: Sequence[Path], lines: int | None, hard_lines: int | None)
           "clean table per position")  # fmt: skip
     if solver is None:
         print(f"# {MISSING}")
+    print("# 'kernel us': a search (score, an optimal move drawn fairly, its line); 'score us'")
+    print("# the kernel's score alone, as BitBully's MTD(f) gives; 'x BB' and 'score x BB' divide")
     print(f"{'file':<12} {'positions':>9} {'correct':>8} {'kernel us':>12} {'kernel n/s':>11} "
-          f"{'BitBully us':>12} {'BB n/s':>11} {'x BB':>7}")  # fmt: skip
+          f"{'score us':>12} {'BitBully us':>12} {'BB n/s':>11} {'x BB':>7} "
+          f"{'score x BB':>10}")  # fmt: skip
     set_book(False)
     try:
         runs = [(SAMPLE, hard_lines), *((path, lines) for path in files)]

@@ -137,7 +137,9 @@ class ExactSolver(Protocol):
     def solve_root(self, pick: int) -> tuple[int, list[Move], list[Move], dict[str, Any]]:
         """``(exact score, optimal moves, a line starting with the chosen one, extra)``.
 
-        The move played is the ``pick % n``-th optimal move. Raises Stop.
+        ``pick`` (random) chooses the move among the optimal ones, each as
+        likely. The optimal moves are all of them when the answer is known at
+        once (``answers_at_once``), else at least the chosen one. Raises Stop.
         """
         ...
 

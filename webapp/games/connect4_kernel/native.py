@@ -162,6 +162,23 @@ def open_engine(game: Connect4, budget: Budget, extend: bool = False) -> Iterato
             _main_lock.release()
 
 
+def solve_score(game: Connect4) -> tuple[int, int]:
+    """``(exact score, nodes)`` of a position that is not over, with a clean table: the
+    score alone, no move and no line (what solver benchmarks compare)."""
+    state, owned = _state()
+    try:
+        ctl = state.ctl
+        next_generation(state.table, ctl)
+        ctl[c.STOP] = ctl[c.NODES] = ctl[c.NODE_LIMIT] = 0
+        current, mask = np.uint64(game.current), np.uint64(game.mask)
+        score = solver.solve(current, mask, game.moves_played, state.table, ctl, state.book,
+                             state.scratch)  # fmt: skip
+        return int(score), int(ctl[c.NODES])
+    finally:
+        if owned:
+            _main_lock.release()
+
+
 _COLUMN_NAMES = "1234567"
 
 
