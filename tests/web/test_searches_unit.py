@@ -118,7 +118,7 @@ def test_a_split_scores_job_reaches_the_room_once_with_every_move(
     record = games.create("connect4", {"level": "perfect"}, owner="me")
     games.move(record.id, "4", "me")
     parts = [job for job in pool.submitted if job.tag[0] == "scores"]
-    assert [job.limits.root_moves for job in parts] == [("1", "3", "5", "7"), ("2", "4", "6")]
+    assert [job.limits.root_moves for job in parts] == [("4", "2", "6"), ("3", "5", "1", "7")]
     scores = [payload for event, payload, _ in sent if event == protocol.SCORES]
     assert len(scores) == 1 and scores[0]["moves"] == "4" and scores[0]["complete"]
     assert list(scores[0]["move_scores"]) == list("1234567")

@@ -46,7 +46,7 @@ class Collected:
 # -- the pieces alone ---------------------------------------------------------------
 def test_moves_are_dealt_into_non_empty_hands() -> None:
     moves = list("1234567")
-    assert split.split_moves(moves, 2) == [tuple("1357"), tuple("246")]
+    assert split.split_moves(moves, 2) == [tuple("145"), tuple("2367")]  # back and forth
     assert split.split_moves(moves, 9) == [(m,) for m in moves]
     assert split.split_moves(moves, 1) == [tuple(moves)]
 
@@ -82,7 +82,7 @@ def test_only_exact_solves_are_split() -> None:
     split.submit(pool, depth)  # type: ignore[arg-type]
     assert [j.limits.root_moves for j in pool.submitted] == [None, None]
     split.submit(pool, scores_job("1234"))  # type: ignore[arg-type]
-    assert [j.limits.root_moves for j in pool.submitted[2:]] == [("5", "7", "9"), ("6", "8")]
+    assert [j.limits.root_moves for j in pool.submitted[2:]] == [("5", "6", "8"), ("7", "9")]
 
 
 def test_a_failed_part_fails_the_whole_job() -> None:
@@ -110,7 +110,7 @@ def test_parts_run_on_the_lesser_workers_and_an_engine_move_is_not_delayed(
     pool = pools(3, search_fn=PARTS, on_result=collected.on_result)  # reserve 1: two lesser
     whole = scores_job()
     split.submit(pool, whole)
-    lesser = {pools.holds.started("13579"), pools.holds.started("2468")}  # both at once
+    lesser = {pools.holds.started("57968"), pools.holds.started("1324")}  # both at once
     engine = SearchJob("tictactoe", "e", "alphabeta", Limits(), tag=("engine", "g2", None))
     pool.submit(engine)
     playing = pools.holds.started("e")  # on the reserved worker, the parts still held
@@ -130,14 +130,14 @@ def test_an_engine_move_preempts_a_part_when_every_worker_runs_one(pools: Pools)
     pool = pools(2, reserve=0, search_fn=PARTS, on_result=collected.on_result)
     whole = scores_job()
     split.submit(pool, whole)
-    pools.holds.started("13579")
-    pools.holds.started("2468")
+    pools.holds.started("57968")
+    pools.holds.started("1324")
     engine = SearchJob("tictactoe", "e", "alphabeta", Limits(), tag=("engine", "g2", None))
     pool.submit(engine)
     pools.holds.started("e")  # a part gave way at once
-    assert pools.holds.cancelled("2468")  # the newest part
+    assert pools.holds.cancelled("1324")  # the newest part
     pools.holds.release("e")
-    pools.holds.started("2468", times=2)  # and runs again after the engine move
+    pools.holds.started("1324", times=2)  # and runs again after the engine move
     pools.holds.release()
     wait_until(lambda: any(job is whole for job, _, _ in collected.wholes))
     outcomes = [(job.tag[0], error) for job, _, error in collected.wholes]
@@ -149,8 +149,8 @@ def test_cancelling_the_whole_job_cancels_every_part(pools: Pools) -> None:
     pool = pools(3, search_fn=PARTS, on_result=collected.on_result)
     whole = scores_job()
     split.submit(pool, whole)
-    pools.holds.started("13579")
-    pools.holds.started("2468")
+    pools.holds.started("57968")
+    pools.holds.started("1324")
     split.cancel(pool, whole)
-    wait_until(lambda: pools.holds.cancelled("13579") and pools.holds.cancelled("2468"))
+    wait_until(lambda: pools.holds.cancelled("57968") and pools.holds.cancelled("1324"))
     assert collected.wholes == []

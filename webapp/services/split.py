@@ -47,9 +47,14 @@ def lesser_workers(pool: SearchPool) -> int:
 
 
 def split_moves(moves: list[str], parts: int) -> list[tuple[str, ...]]:
-    """``moves`` dealt into at most ``parts`` non-empty hands (the centre moves apart)."""
+    """``moves`` (likely best, hence costliest, first) dealt into at most ``parts``
+    non-empty hands, back and forth (1 2 2 1 1 2 ...) so the hands cost about the same."""
     parts = max(1, min(parts, len(moves)))
-    return [tuple(moves[i::parts]) for i in range(parts)]
+    hands: list[list[str]] = [[] for _ in range(parts)]
+    for i, move in enumerate(moves):
+        turn, seat = divmod(i, parts)
+        hands[seat if turn % 2 == 0 else parts - 1 - seat].append(move)
+    return [tuple(hand) for hand in hands]
 
 
 def submit(pool: SearchPool, job: SearchJob, parts: int | None = None) -> None:
@@ -63,7 +68,7 @@ def submit(pool: SearchPool, job: SearchJob, parts: int | None = None) -> None:
         pool.submit(job)
         return
     position = new_game(job.game, job.moves)
-    hands = split_moves([position.format_move(m) for m in position.legal_moves()], count)
+    hands = split_moves([position.format_move(m) for m in position.ordered_moves()], count)
     if len(hands) < 2:
         pool.submit(job)
         return
