@@ -44,11 +44,14 @@ def test_kernel_benchmark_prints_every_section(tmp_path: Path) -> None:
         [sys.executable, "-m", "webapp.bench", str(tmp_path), "--lines", "20",
          "--python-lines", "1", "--max-depth", "4", "--samples", "1", "--python-samples", "1",
          "--min-stones", "34", "--cap", "5", "--games", "1", "--opponents", "random",
-         "--openings", "1"],
+         "--openings", "1", "--hard-lines", "0", "--versus-lines", "2"],
         capture_output=True, text=True, timeout=900, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     rows = [line.split() for line in done.stdout.splitlines() if line.startswith("Test_")]
+    versus = [r[:3] for r in rows if r[1] not in ("kernel", "python")]  # the 'hard' section
+    assert versus == [["Test_L2_R1", "2", "2"], ["Test_L1_R1", "2", "2"]]
+    rows = [r for r in rows if r[1] in ("kernel", "python")]
     assert [(r[0], r[1], r[2], r[3]) for r in rows] == [
         ("Test_L2_R1", "kernel", "20", "20"), ("Test_L2_R1", "python", "1", "1"),
         ("Test_L1_R1", "kernel", "20", "20"), ("Test_L1_R1", "python", "1", "1"),
