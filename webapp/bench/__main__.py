@@ -23,7 +23,7 @@ Sections (``--sections``, all by default):
                  per position: the hard early sample (``bench/hard.py``, ``--hard-lines``)
                  and the folder's files (``--versus-lines`` each).
 * ``parallel``   root splitting: every column's exact score of ``--parallel-lines``
-                 middle-game positions (Test_L2_R2) in one process, then in two.
+                 positions (Test_L2_R2, or ``--parallel-file``) in one process, then two.
 
 No figure is asserted anywhere: this command prints what it measured.
 """
@@ -199,7 +199,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--versus-lines", type=int, default=100,
                         help="positions per file in 'hard' (default: 100)")  # fmt: skip
     parser.add_argument("--parallel-lines", type=int, default=30,
-                        help="Test_L2_R2 positions in 'parallel' (default: 30)")  # fmt: skip
+                        help="positions in 'parallel' (default: 30)")  # fmt: skip
+    parser.add_argument("--parallel-file", type=Path,
+                        help="positions for 'parallel' (default: DIR/Test_L2_R2)")  # fmt: skip
     args = parser.parse_args(arguments)
     if not args.folder.is_dir():
         print(f"error: {args.folder} is not a folder", file=sys.stderr)
@@ -235,7 +237,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print_variable_depth(args.openings, args.seed)
     if kernel and "hard" in sections:
         hard.print_hard(position_files(args.folder), args.versus_lines, args.hard_lines)
-    middle = args.folder / "Test_L2_R2"
+    middle = args.parallel_file or args.folder / "Test_L2_R2"
     if kernel and "parallel" in sections and middle.is_file():
         parallel.print_parallel(middle, args.parallel_lines)
     print(f"\n# benchmark took {time.perf_counter() - started:.0f} s")
