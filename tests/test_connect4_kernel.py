@@ -9,6 +9,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tests.conftest import random_position, read_positions
@@ -17,6 +18,8 @@ from webapp.games import new_game
 from webapp.games.connect4 import Connect4
 
 native = pytest.importorskip("webapp.games.connect4_kernel.native")
+from webapp.games.connect4_kernel import control, solver  # noqa: E402 (after the skip)
+from webapp.games.connect4_kernel import table as tt  # noqa: E402
 
 
 @pytest.fixture
@@ -193,3 +196,106 @@ def test_node_limit_stops_the_search(algorithm: str) -> None:
     result = search(new_game("connect4", "44"), algorithm, limits)
     assert result.stopped == "nodes" and result.best_move is not None
     assert 1 <= result.depth < 12
+
+
+# -- the solver's table, symmetry and cut-offs ----------------------------------------
+
+
+def test_hard_early_positions_without_the_book_score_as_the_sample_says(no_book: None) -> None:
+    """The two quickest of the hard sample (bench/hard.py): a few seconds each."""
+    for moves, expected in read_positions("Hard_early")[2:4]:
+        result = search(new_game("connect4", moves), "alphabeta", seed=1)
+        assert (result.score, result.exact) == (expected, True), moves
+
+
+def test_mirror_positions_share_the_table_and_keep_their_own_moves() -> None:
+    """A position, then its mirror image in the same table: same score, mirrored columns."""
+    state = native.KernelState(native.new_table(16))
+    native.next_generation(state.table, state.ctl)
+    answers, nodes = [], []
+    line, expected = read_positions("Test_L1_R1", 1)[0]  # few stones: mirrors share entries
+    for moves in (line, "".join(str(8 - int(m)) for m in line)):  # mirror images
+        game = new_game("connect4", moves)
+        current, mask, plies = np.uint64(game.current), np.uint64(game.mask), game.moves_played
+        args = (state.table, state.ctl, state.book, state.scratch)
+        before = int(state.ctl[control.NODES])
+        score = solver.solve(current, mask, plies, *args)
+        nodes.append(int(state.ctl[control.NODES]) - before)
+        answers.append((score, solver.best_columns(current, mask, plies, score, *args)))
+        assert score == expected
+    (score, columns), (mirror_score, mirror_columns) = answers
+    assert mirror_score == score
+    assert nodes[1] < nodes[0] // 10  # the mirror image was answered from the table
+    assert mirror_columns == sum(1 << (6 - c) for c in range(7) if columns >> c & 1)
+
+
+def test_the_table_keeps_the_heavier_entry_of_a_bucket() -> None:
+    table = native.new_table(4)
+    ctl = control.new_control()
+    native.next_generation(table, ctl)
+    tags = [tt.tagged(np.uint64(k), tt.EXACT_DEPTH) for k in range(1, 5000)]
+    heavy, light, newer = [t for t in tags if tt._bucket(ctl, t) == tt._bucket(ctl, tags[0])][:3]
+    tt.store(table, ctl, heavy, tt.LOWER, 5, 1, 30)
+    tt.store(table, ctl, light, tt.LOWER, 6, 2, 3)
+    tt.store(table, ctl, newer, tt.UPPER, -1, 0, 2)  # takes the light one's slot only
+    assert tt.entry_value(tt.probe(table, ctl, heavy)) == 5
+    assert tt.probe(table, ctl, light) == 0
+    assert tt.entry_value(tt.probe(table, ctl, newer)) == -1
+    tt.store(table, ctl, light, tt.LOWER, 6, 2, 40)  # heavier: pushes the heavy one down
+    assert tt.entry_value(tt.probe(table, ctl, light)) == 6
+    assert tt.entry_value(tt.probe(table, ctl, heavy)) == 5
+    assert tt.probe(table, ctl, newer) == 0
+
+
+# -- root moves (a part of a split root search) ---------------------------------------
+
+
+@pytest.mark.parametrize("book", [False, True])
+def test_root_moves_score_only_their_moves_and_as_the_whole_search(book: bool) -> None:
+    """Each part's scores are the whole search's; the best move is the parts' best."""
+    if not book:
+        native.load_book(Path("/nonexistent/book.bin"))
+    try:
+        for moves in ("4453", *(m for m, _ in read_positions("Test_L2_R1", 3, 60))):
+            game = new_game("connect4", moves)
+            whole = search(game, "alphabeta", move_scores=True, seed=1)
+            assert whole.move_scores is not None
+            for hand in (("1", "3", "5", "7"), ("2", "4", "6")):
+                legal = tuple(m for m in hand if m in whole.move_scores)
+                part = search(game, "alphabeta", Limits(root_moves=legal), move_scores=True)
+                assert part.move_scores == {m: whole.move_scores[m] for m in legal}, moves
+                assert part.score == max(s.score for s in part.move_scores.values())
+                assert part.best_move in legal and part.exact
+    finally:
+        native.load_book()
+
+
+def test_root_moves_must_be_legal() -> None:
+    with pytest.raises(ValueError, match="not a legal move"):
+        search(new_game("connect4", "111111"), "alphabeta", Limits(root_moves=("1",)))
+    with pytest.raises(ValueError, match="at least one"):
+        search(new_game("connect4", ""), "alphabeta", Limits(root_moves=()))
+
+
+def test_root_moves_of_a_depth_limited_search_keep_those_values() -> None:
+    game = new_game("connect4", "4453")
+    whole = search(game, "alphabeta", Limits(depth=5), move_scores=True)
+    part = search(game, "alphabeta", Limits(depth=5, root_moves=("2", "6")), move_scores=True)
+    assert whole.move_scores is not None
+    assert part.move_scores == {m: whole.move_scores[m] for m in ("2", "6")}
+
+
+def test_an_exact_search_draws_its_move_among_all_optimal_ones() -> None:
+    """``pick_column`` tries columns in a seeded random order: every optimal one comes up."""
+    for moves, _ in read_positions("Test_L2_R1", 40, 5):
+        game = new_game("connect4", moves)
+        scores = search(game, "alphabeta", move_scores=True).move_scores
+        assert scores is not None
+        best = max(s.score for s in scores.values())
+        optimal = {m for m, s in scores.items() if s.score == best}
+        if len(optimal) < 2:
+            continue
+        picks = {search(game, "alphabeta", seed=seed).best_move for seed in range(40)}
+        assert picks == optimal, moves
+        return
+    pytest.fail("no position with two optimal moves in the sample")

@@ -43,6 +43,35 @@ def scripted(
     return BEHAVIOURS[algorithm](moves, progress, cancel)
 
 
+def parts(
+    game: str,
+    moves: str,
+    algorithm: str,
+    limits: Limits,
+    *,
+    move_scores: bool,
+    seed: int | None,
+    progress: Callable[[Progress], None],
+    cancel: CancelFlag,
+) -> dict[str, Any]:
+    """A part of a split root search (``webapp.services.split``), held like ``held``.
+
+    Its label is its root moves joined (``1357``), or ``moves`` when it has
+    none (an engine move); a root move's score is its number, all exact.
+    """
+    root = limits.root_moves or ()
+    outcome = held("".join(root) or moves, progress, cancel)
+    scores = {m: {"score": int(m), "exact": True} for m in root}
+    best = max(root, key=int, default=moves)
+    return outcome | {"best_move": best, "score": int(best) if root else 0, "exact": True,
+                      "pv": best, "nodes": len(root), "depth": 9, "time_ms": 1.0,
+                      "algorithm": algorithm, "move_scores": scores, "stopped": None,
+                      "extra": {}, "iterations_counted": False}  # fmt: skip
+
+
+PARTS = "tests.web.fake_searches:parts"
+
+
 def held(label: str, progress: Callable[[Progress], None], cancel: CancelFlag) -> dict[str, Any]:
     folder = Path(os.environ[HOLD_ENV])
     _mark(folder, "started", label)

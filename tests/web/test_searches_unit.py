@@ -30,6 +30,8 @@ class _Never:
 class InstantPool:
     """A pool whose every search is done, and reported, before ``submit`` returns."""
 
+    size, reserve = 1, 1  # one worker, for engine moves: a scores job is not split
+
     def __init__(self) -> None:
         self.on_progress: Any = None
         self.on_result: Any = None
@@ -128,6 +130,33 @@ def test_a_move_not_pondered_is_searched_as_usual(
     assert stored is not None and len(stored.moves) == 2  # searched at once (instant pool)
     assert "pondered" not in (stored.last_engine_move or {})
     assert [job.moves for job in engine_jobs(pool)] == [other]
+
+
+def test_a_split_scores_job_reaches_the_room_once_with_every_move(
+    service: tuple[GameService, InstantPool, list[tuple[str, Any, str]]],
+) -> None:
+    """The exact pass over a position's moves goes in two parts (two lesser workers);
+    the room hears one complete scores event with every move, kept with the engine's move."""
+    games, pool, sent = service
+    pool.size = 3  # two workers for lesser work: the scores come in two parts
+    record = games.create("connect4", {"level": "perfect"}, owner="me")
+    games.move(record.id, "4", "me")
+    wait_until(lambda: len(games.store.get(record.id).moves) == 2)  # type: ignore[union-attr]
+    parts = [
+        job
+        for job in pool.submitted
+        if job.tag[0] == "scores" and job.moves == "4" and job.limits.depth is None
+    ]
+    assert [job.limits.root_moves for job in parts] == [("4", "2", "6"), ("3", "5", "1", "7")]
+    complete = [
+        payload
+        for event, payload, _ in sent
+        if event == protocol.SCORES and payload["moves"] == "4" and payload["complete"]
+    ]
+    assert len(complete) == 1 and list(complete[0]["move_scores"]) == list("1234567")
+    stored = games.store.get(record.id)
+    assert stored is not None and stored.last_engine_move is not None
+    assert stored.last_engine_move["move_scores"] == complete[0]["move_scores"]
 
 
 def test_an_analysis_that_comes_before_submit_returns_reaches_its_asker(

@@ -19,6 +19,11 @@ Sections (``--sections``, all by default):
                  move, and whether every move kept the result.
 * ``variable``   forced-line extensions against a fixed horizon at equal node budgets
                  (``--openings`` openings, both colours): the extending side's results.
+* ``hard``       the kernel against BitBully (the C++ reference, if installed), interleaved
+                 per position: the hard early sample (``bench/hard.py``, ``--hard-lines``)
+                 and the folder's files (``--versus-lines`` each).
+* ``parallel``   root splitting: every column's exact score of ``--parallel-lines``
+                 positions (Test_L2_R2, or ``--parallel-file``) in one process, then two.
 * ``levels``     the levels against each other and a random player, both games
                  (``--level-games`` per match, first player alternating): win/draw/loss.
 
@@ -33,7 +38,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from webapp.bench import bands, games, levels, startup
+from webapp.bench import bands, games, hard, levels, parallel, startup
 from webapp.bench.algorithms import compare
 from webapp.bench.positions import solve_file
 from webapp.bench.stats import percentile, seconds, set_book
@@ -46,7 +51,8 @@ CPP_REFERENCE_US = {"Test_L3_R1": 11.0, "Test_L2_R1": 80.0, "Test_L2_R2": 6600.0
                     "Test_L1_R1": 450.0}  # fmt: skip
 #: Pure-Python lines per file: its mean time ranges from ~10 ms (end games) to ~1 min.
 PYTHON_LINES = {"Test_L3_R1": 100, "Test_L2_R1": 30, "Test_L2_R2": 2, "Test_L1_R1": 10}
-SECTIONS = ("files", "algorithms", "startup", "bands", "games", "variable", "levels")
+SECTIONS = ("files", "algorithms", "startup", "bands", "games", "variable", "hard", "parallel",
+            "levels")  # fmt: skip
 
 
 def position_files(folder: Path) -> list[Path]:
@@ -193,6 +199,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--openings", type=int, default=12, help="openings in 'variable'")
     parser.add_argument("--level-games", type=int, default=20, help="games per match in 'levels'")
     parser.add_argument("--python", action="store_true", help="pure-Python engine only")
+    parser.add_argument("--hard-lines", type=int, help="hard sample positions (default: all)")
+    parser.add_argument("--versus-lines", type=int, default=100,
+                        help="positions per file in 'hard' (default: 100)")  # fmt: skip
+    parser.add_argument("--parallel-lines", type=int, default=30,
+                        help="positions in 'parallel' (default: 30)")  # fmt: skip
+    parser.add_argument("--parallel-file", type=Path,
+                        help="positions for 'parallel' (default: DIR/Test_L2_R2)")  # fmt: skip
     args = parser.parse_args(arguments)
     if not args.folder.is_dir():
         print(f"error: {args.folder} is not a folder", file=sys.stderr)
@@ -226,6 +239,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print_games(args.games, args.seed, opponents)
     if kernel and "variable" in sections:
         print_variable_depth(args.openings, args.seed)
+    if kernel and "hard" in sections:
+        hard.print_hard(position_files(args.folder), args.versus_lines, args.hard_lines)
+    middle = args.parallel_file or args.folder / "Test_L2_R2"
+    if kernel and "parallel" in sections and middle.is_file():
+        parallel.print_parallel(middle, args.parallel_lines)
     if "levels" in sections:
         levels.print_levels(args.level_games, args.seed)
     print(f"\n# benchmark took {time.perf_counter() - started:.0f} s")

@@ -42,6 +42,16 @@ solver's ``fallback_depth`` when the search can be stopped or is watched (so a
 stopped solve still has an answer), then asks the solver for the exact score,
 its optimal moves and a line, and with ``move_scores`` each move's exact score
 (a move the solver gives up on keeps its heuristic score).
+
+# Root moves
+``root_moves`` restricts the root to some of its moves: the best move, its
+score and the move scores are then over those moves only. It is how the
+exact scores of every root move are split between processes (root
+splitting, ``webapp.services.split``): with an exact solver each move is
+solved on its own (``child_score``), without the position's own solve,
+unless the solver answers the position at once (an opening book), whose
+optimal moves then take its score. Depth-limited searches still search the
+whole root (their passes are cheap) and keep the given moves' values.
 """
 
 from __future__ import annotations
@@ -49,6 +59,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, Protocol
 
 from webapp.engine.game import Move
@@ -129,13 +140,19 @@ class ExactSolver(Protocol):
     def solve_root(self, pick: int) -> tuple[int, list[Move], list[Move], dict[str, Any]]:
         """``(exact score, optimal moves, a line starting with the chosen one, extra)``.
 
-        The move played is the ``pick % n``-th optimal move. Raises Stop.
+        ``pick`` (random) chooses the move among the optimal ones, each as
+        likely. The optimal moves are all of them when the answer is known at
+        once (``answers_at_once``), else at least the chosen one. Raises Stop.
         """
         ...
 
     def child_score(self, move: Move) -> int | None:
         """The exact score of playing ``move``, or None if the solver gives up on it
         (its own budget; the search's limits raise Stop)."""
+        ...
+
+    def answers_at_once(self) -> bool:
+        """Whether ``solve_root`` answers without searching (an opening book's position)."""
         ...
 
 
@@ -181,10 +198,17 @@ def drive(
     rng: random.Random,
     move_scores: bool,
     progress: ProgressCallback | None,
+    root_moves: Sequence[Move] | None = None,
 ) -> SearchResult:
-    """Run one search over ``engine``'s primitives (see the module docstring)."""
-    run = _Run(engine, algorithm, limits, budget, rng, progress)
+    """Run one search over ``engine``'s primitives (see the module docstring).
+
+    ``root_moves`` (legal moves, at least one): search the root as if only
+    they were legal.
+    """
+    run = _Run(engine, algorithm, limits, budget, rng, progress, root_moves)
     if algorithm == "alphabeta" and limits.depth is None and engine.solver is not None:
+        if root_moves is not None and not engine.solver.answers_at_once():
+            return run.solve_each(engine.solver, move_scores)
         return run.solve(engine.solver, move_scores)
     if limits.style is not None:  # a level's way of playing, among every root move's score
         best = run.final(run.deepen(True), True)
@@ -201,8 +225,11 @@ class _Run:
         budget: Budget,
         rng: random.Random,
         progress: ProgressCallback | None,
+        root_moves: Sequence[Move] | None = None,
     ) -> None:
         self.engine, self.algorithm, self.limits = engine, algorithm, limits
+        legal = engine.legal_moves()
+        self.root = legal if root_moves is None else [m for m in legal if m in root_moves]
         self.budget, self.rng, self.progress = budget, rng, progress
         self.passes = 0
         self.previous: Move | None = None  # the last completed depth's move
@@ -240,6 +267,7 @@ class _Run:
         engine = self.engine
         self.passes += 1  # a stopped pass's nodes count too
         values = engine.root_values(depth, self.algorithm, all_scores, self.previous)
+        values = {move: value for move, value in values.items() if move in self.root}
         best = max(values.values())
         choice = self.rng.choice(sorted(m for m, v in values.items() if v == best))
         self.previous = choice
@@ -314,7 +342,7 @@ class _Run:
         """Every move's exact score, or its heuristic one where the solver gave up."""
         scores: dict[str, MoveScore] = {}
         known = bool(extra.get("book"))
-        for move in self.engine.legal_moves():
+        for move in self.root:
             name = self.engine.format_moves([move])
             if known and move in optimal:
                 scores[name] = MoveScore(score, True)
@@ -325,9 +353,7 @@ class _Run:
                 break  # the search's limits: the rest keep their heuristic scores
             if value is not None:
                 scores[name] = MoveScore(value, True)
-        missing = [
-            m for m in self.engine.legal_moves() if self.engine.format_moves([m]) not in scores
-        ]
+        missing = [m for m in self.root if self.engine.format_moves([m]) not in scores]
         if missing and fallback is None and self.budget.reason is None:
             fallback = self.deepen(True, solver.fallback_depth)
         for move in missing:
@@ -335,3 +361,27 @@ class _Run:
             if fallback is not None and fallback.move_scores is not None:
                 scores[name] = fallback.move_scores[name]
         return dict(sorted(scores.items()))
+
+    def solve_each(self, solver: ExactSolver, move_scores: bool) -> SearchResult:
+        """The root moves solved one by one (``root_moves``): the best of them, their scores."""
+        engine, budget = self.engine, self.budget
+        fallback = None
+        if self.progress is not None or budget.stoppable:
+            fallback = self.deepen(True, solver.fallback_depth)
+            if budget.reason:
+                return self.final(fallback, move_scores)
+        scores = self.exact_scores(solver, 0, [], {}, fallback)
+        if not scores:  # stopped before the first move's score and without a fallback
+            raise AssertionError("a search without limits cannot stop")
+        best = max(s.score for s in scores.values())
+        names = {engine.format_moves([m]): m for m in self.root}
+        choice = self.rng.choice(sorted(names[n] for n, s in scores.items() if s.score == best))
+        if not all(s.exact for s in scores.values()):  # the heuristic's best, the scores found
+            fallback = fallback or self.deepen(True, solver.fallback_depth)
+            return self.final(replace(fallback, move_scores=scores), move_scores)
+        self.passes += 1
+        name = engine.format_moves([choice])
+        found = SearchResult(name, best, True, name, engine.nodes, engine.empties,
+                             budget.elapsed_ms(), self.algorithm, scores)  # fmt: skip
+        self.report(found)
+        return self.final(found, move_scores)

@@ -98,6 +98,10 @@ class Limits:
     depth-limited search (see ``webapp.engine.driver``).
     ``style``: how a level chooses among its root moves' scores instead of
     always playing a best one (``webapp.engine.style``; depth-limited searches).
+    ``root_moves``: search only these root moves (the game's notation): the
+    best move, score and move scores are over them. A part of a root search
+    split between processes (``webapp.services.split``); it travels with the
+    limits so that the worker's task stays the same.
     """
 
     depth: int | None = None
@@ -106,3 +110,4 @@ class Limits:
     capped: bool = False
     extend: bool = False
     style: Style | None = None
+    root_moves: tuple[str, ...] | None = None

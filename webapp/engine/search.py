@@ -11,12 +11,12 @@ here, where the worker processes and the web service import them.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import cast
 
 from webapp.engine.driver import Budget, Primitives, drive
-from webapp.engine.game import Game
+from webapp.engine.game import Game, Move
 from webapp.engine.python_engine import CHECK_EVERY, PythonEngine
 from webapp.engine.results import (
     ALGORITHMS,
@@ -88,8 +88,26 @@ def search(
         score = game.terminal_score()
         return SearchResult(None, score, True, "", 1, 0, budget.elapsed_ms(), algorithm)
     rng = _unseeded if seed is None else random.Random(seed)
+    root = None if limits.root_moves is None else _root_moves(game, limits.root_moves)
     if opener is not None:
         with opener(budget, limits.extend) as engine:
-            return drive(engine, algorithm, limits, budget, rng, move_scores, progress)
+            return drive(engine, algorithm, limits, budget, rng, move_scores, progress, root)
     python = PythonEngine(game.copy(), budget, table, limits.extend)
-    return drive(python, algorithm, limits, budget, rng, move_scores, progress)
+    return drive(python, algorithm, limits, budget, rng, move_scores, progress, root)
+
+
+def _root_moves(game: Game, names: Sequence[str]) -> list[Move]:
+    """``Limits.root_moves`` as moves; ValueError unless they are legal and not none."""
+    legal = game.legal_moves()
+    moves = []
+    for name in names:
+        try:
+            move = game.parse_move(name)
+        except ValueError:
+            move = None
+        if move not in legal:
+            raise ValueError(f"root move {name!r} is not a legal move here")
+        moves.append(move)
+    if not moves:
+        raise ValueError("root_moves needs at least one move")
+    return moves

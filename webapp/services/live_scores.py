@@ -37,6 +37,7 @@ from typing import Any
 from webapp import protocol
 from webapp.engine.search import Limits
 from webapp.games import new_game
+from webapp.services import split
 from webapp.services.locks import Emit, GameLocks, Outbox
 from webapp.settings import engine_side, search_limits
 from webapp.store import GameRecord
@@ -169,7 +170,7 @@ class LiveScores:
                 with self._guard:  # a shallow pass over the engine's options: let it finish
                     self._options[record.id] = old
             else:
-                self.pool.cancel(old.job.id)
+                split.cancel(self.pool, old.job)
         if pondering is not None:
             self.pool.cancel(pondering.job.id)
         if self._closing or record.status != "playing":
@@ -199,7 +200,7 @@ class LiveScores:
         ]
         for job in jobs:
             if job is not None:
-                self.pool.cancel(job.id)
+                split.cancel(self.pool, job)
 
     def close(self) -> None:
         self._closing = True
@@ -222,7 +223,7 @@ class LiveScores:
                 return
             scoring.job, scoring.last_pass = job, last_pass
         try:
-            self.pool.submit(job)
+            split.submit(self.pool, job)  # in parts when free workers can share it
         except PoolBusy:  # display work: skipped under load
             with self._guard:
                 if scoring.job is job:

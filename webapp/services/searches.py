@@ -30,6 +30,7 @@ from typing import Any
 
 from webapp import protocol
 from webapp.games import new_game
+from webapp.services import split
 from webapp.services.errors import GameError
 from webapp.services.live_scores import PONDER, SCORES, LiveScores
 from webapp.services.locks import Emit, GameLocks, Outbox
@@ -330,7 +331,9 @@ class Searches:
             if mine:
                 self._send_analysis(job, result, error)
         elif kind == SCORES:
-            self.live.scores_done(job, result, error)
+            whole = split.collect(job, result, error)  # a part of a split job waits for the rest
+            if whole is not None:
+                self.live.scores_done(*whole)
         elif kind == ENGINE:
             self._engine_result(game_id, job, result, error)
 

@@ -3,9 +3,11 @@
 Modules, one role each (after Pascal Pons' solver):
 
 * ``position``  bitboard operations (uint64 throughout), the ported heuristic
-* ``table``     the transposition table, one packed uint64 array
+* ``table``     the transposition table: two-slot buckets in one packed uint64 array
 * ``sorter``    move ordering in a per-ply scratch row
-* ``solver``    exact solving: negamax, null-window narrowing, best moves, lines
+* ``solver``    exact solving: negamax (mirror images, enhanced transposition
+                cut-offs), null-window narrowing, a fairly drawn best move, lines
+* ``borrow``    arrays passed down the recursion without reference counting
 * ``depth``     depth-limited minimax and alpha-beta with the heuristic
 * ``book``      the opening book file and its lookup
 * ``native``    ``KernelEngine``: the primitives the engine's driver runs

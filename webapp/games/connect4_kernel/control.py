@@ -23,7 +23,15 @@ ARMED = 4  # limits are enforced only once a first result is complete
 BOOK_PLIES = 5  # positions with at most this many stones may be in the book
 TABLE_SHIFT = 6  # 64 - log2(slots): the table index is the hash's top bits
 EXTEND = 7  # 1 = extend forcing positions at the horizon by a ply (depth-limited)
-SIZE = 8
+SYMMETRY_PLIES = 8  # positions with at most this many stones share entries with their mirror
+ETC_PLIES = 9  # positions with at most this many stones try enhanced transposition cut-offs
+SIZE = 10
+
+#: Mirror pairs are common early in the game; later the mirror is not worth computing.
+DEFAULT_SYMMETRY_PLIES = 20
+#: Near the root a cut-off from the table saves a subtree; near the leaves the
+#: probes cost more than they save.
+DEFAULT_ETC_PLIES = 30
 
 STOP_TIME, STOP_NODES, STOP_CANCELLED = 1, 2, 3
 STOP_REASONS = {STOP_TIME: "time", STOP_NODES: "nodes", STOP_CANCELLED: "cancelled"}
@@ -32,4 +40,6 @@ STOP_REASONS = {STOP_TIME: "time", STOP_NODES: "nodes", STOP_CANCELLED: "cancell
 def new_control() -> np.ndarray:
     ctl = np.zeros(SIZE, dtype=np.int64)
     ctl[BOOK_PLIES] = -1
+    ctl[SYMMETRY_PLIES] = DEFAULT_SYMMETRY_PLIES
+    ctl[ETC_PLIES] = DEFAULT_ETC_PLIES
     return ctl

@@ -199,7 +199,7 @@ def alphabeta(
                 if low >= beta:
                     break
     bound = tt.UPPER if best <= alpha else tt.LOWER if best >= beta else tt.EXACT
-    tt.store(table, ctl, tag, bound, best, best_col)
+    tt.store(table, ctl, tag, bound, best, best_col, depth)
     return best
 
 

@@ -162,6 +162,23 @@ def open_engine(game: Connect4, budget: Budget, extend: bool = False) -> Iterato
             _main_lock.release()
 
 
+def solve_score(game: Connect4) -> tuple[int, int]:
+    """``(exact score, nodes)`` of a position that is not over, with a clean table: the
+    score alone, no move and no line (what solver benchmarks compare)."""
+    state, owned = _state()
+    try:
+        ctl = state.ctl
+        next_generation(state.table, ctl)
+        ctl[c.STOP] = ctl[c.NODES] = ctl[c.NODE_LIMIT] = 0
+        current, mask = np.uint64(game.current), np.uint64(game.mask)
+        score = solver.solve(current, mask, game.moves_played, state.table, ctl, state.book,
+                             state.scratch)  # fmt: skip
+        return int(score), int(ctl[c.NODES])
+    finally:
+        if owned:
+            _main_lock.release()
+
+
 _COLUMN_NAMES = "1234567"
 
 
@@ -179,7 +196,7 @@ class KernelEngine:
         self.extra: dict[str, Any] = {"engine": "numba"}
         self.solver = self
         self.algorithm = "alphabeta"
-        self.from_book = False
+        self._in_book: bool | None = None
 
     @property
     def nodes(self) -> int:
@@ -251,14 +268,13 @@ class KernelEngine:
         if score == solver.STOPPED:
             assert stopped
             raise Stop
-        self.from_book = from_book
         optimal = [col for col in range(WIDTH) if columns >> col & 1]
         return score, optimal, [int(m) for m in s.line[:length]], {"book": from_book}
 
     def child_score(self, move: int) -> int | None:
         s = self.state
         self._enter()
-        with self.node_budget(BOOK_CHILD_NODES if self.from_book else None):
+        with self.node_budget(BOOK_CHILD_NODES if self.answers_at_once() else None):
             value = solver.child_score(self.current, self.mask, self.moves, move,
                                        s.table, s.ctl, s.book, s.scratch)  # fmt: skip
         if value != solver.STOPPED:
@@ -273,6 +289,13 @@ class KernelEngine:
         if self.moves > s.ctl[c.BOOK_PLIES]:
             return False
         return bool(book_.entry_columns(book_.probe(s.book, self.current + self.mask)))
+
+    def answers_at_once(self) -> bool:
+        """The driver's question: the book answers this position. Its columns that are
+        not optimal may lead past the book, where a solve is long: each gets a budget."""
+        if self._in_book is None:
+            self._in_book = self.in_book()
+        return self._in_book
 
     @contextmanager
     def node_budget(self, nodes: int | None) -> Iterator[None]:

@@ -26,21 +26,25 @@ from webapp.games.connect4 import CELLS, WIDTH
 from webapp.games.connect4_kernel import book as book_
 from webapp.games.connect4_kernel import control as c
 from webapp.games.connect4_kernel import table as tt
+from webapp.games.connect4_kernel.borrow import borrowed
 from webapp.games.connect4_kernel.position import (
     CENTRE_ORDER,
     U0,
     can_win_next,
     column_mask,
+    column_of,
+    mirror_key,
     move_score,
     non_losing_moves,
     popcount,
     possible,
     winning_cells,
 )
-from webapp.games.connect4_kernel.sorter import ROW, cell_of, insert, sort_key
+from webapp.games.connect4_kernel.sorter import MAX_SORT_SCORE, ROW, cell_of, insert, sort_key
 
 #: Returned by the drivers when the search was stopped before it had a value.
 STOPPED = -1000
+NO_BOUND = 1 << 20
 _win_now_score = njit(cache=True, inline="always")(scores.win_now_score)
 
 
@@ -67,6 +71,40 @@ def check_limits(ctl: np.ndarray) -> None:
 def half(x: int) -> int:
     """``x / 2`` rounded toward zero, as in C."""
     return x // 2 if x >= 0 else -((-x) // 2)
+
+
+@njit(cache=True, inline="always")
+def canonical(key: np.uint64, moves: int, ctl: np.ndarray) -> tuple[np.uint64, bool]:
+    """The table's key of a position and whether it is the mirror image's.
+
+    A position and its mirror image have the same score, so early in the game
+    (where mirror pairs are common) they share one entry: the smaller key.
+    Late in the game pairs are rare and the mirror is not worth computing.
+    """
+    if moves > ctl[c.SYMMETRY_PLIES]:
+        return key, False
+    mirrored = mirror_key(key)
+    if mirrored < key:
+        return mirrored, True
+    return key, False
+
+
+@njit(cache=True, inline="always")
+def child_upper(current: np.uint64, mask: np.uint64, moves: int, cell: np.uint64,
+                table: np.ndarray, ctl: np.ndarray) -> int:  # fmt: skip
+    """An upper bound on the child's score after ``cell`` from the table, or NO_BOUND."""
+    child_mask = mask | cell
+    key, _ = canonical((current ^ mask) + child_mask, moves + 1, ctl)
+    entry = tt.probe(table, ctl, tt.tagged(key, tt.EXACT_DEPTH))
+    if entry != U0 and tt.entry_bound(entry) == tt.UPPER:
+        return tt.entry_value(entry)
+    return NO_BOUND
+
+
+@njit(cache=True, inline="always")
+def _stored_move(col: int, mirrored: bool) -> int:
+    """The table's move field: the column in the canonical orientation, + 1."""
+    return (WIDTH - 1 - col if mirrored else col) + 1
 
 
 @njit(
@@ -107,8 +145,10 @@ def negamax(
         entry = book_.probe(book, key)
         if entry != U0:
             return book_.entry_score(entry)
+    key, mirrored = canonical(key, moves, ctl)
     tag = tt.tagged(key, tt.EXACT_DEPTH)
     entry = tt.probe(table, ctl, tag)
+    first = -1
     if entry != U0:
         value = tt.entry_value(entry)
         if tt.entry_bound(entry) == tt.LOWER:
@@ -116,19 +156,32 @@ def negamax(
                 alpha = value
                 if alpha >= beta:
                     return alpha
+            first = tt.entry_move(entry) - 1
+            if first >= 0 and mirrored:
+                first = WIDTH - 1 - first
         elif value < hi:
             hi = value
     if beta > hi:
         beta = hi
         if alpha >= beta:
             return beta
+    if moves <= ctl[c.ETC_PLIES]:  # enhanced transposition cut-off: a child already refuted?
+        for col in range(WIDTH):
+            cell = nxt & column_mask(col)
+            if cell:
+                bound = child_upper(current, mask, moves, cell, table, ctl)
+                if bound != NO_BOUND and -bound >= beta:
+                    tt.store(table, ctl, tag, tt.LOWER, -bound, _stored_move(col, mirrored),
+                             CELLS - moves)  # fmt: skip
+                    return -bound
     base = moves * ROW
     count = 0
     for rank in range(WIDTH):
-        cell = nxt & column_mask(CENTRE_ORDER[rank])
+        col = CENTRE_ORDER[rank]
+        cell = nxt & column_mask(col)
         if cell:
-            key_ = sort_key(cell, move_score(current, mask, cell), rank)
-            count = insert(scratch, base, count, key_)
+            score = MAX_SORT_SCORE if col == first else move_score(current, mask, cell)
+            count = insert(scratch, base, count, sort_key(cell, score, rank))
     for i in range(count):
         cell = cell_of(scratch[base + i])
         score = -negamax(
@@ -137,11 +190,12 @@ def negamax(
         if ctl[c.STOP]:
             return 0
         if score >= beta:
-            tt.store(table, ctl, tag, tt.LOWER, score, 0)
+            tt.store(table, ctl, tag, tt.LOWER, score, _stored_move(column_of(cell), mirrored),
+                     CELLS - moves)  # fmt: skip
             return score
         if score > alpha:
             alpha = score
-    tt.store(table, ctl, tag, tt.UPPER, alpha, 0)
+    tt.store(table, ctl, tag, tt.UPPER, alpha, 0, CELLS - moves)
     return alpha
 
 
@@ -167,6 +221,7 @@ def narrow(
     if can_win_next(current, mask):
         score = win_now_score(moves)
         return score, score
+    table, ctl, book, scratch = borrowed(table), borrowed(ctl), borrowed(book), borrowed(scratch)
     while lo < hi and steps > 0:
         med = lo + (hi - lo) // 2
         if med <= 0 and half(lo) < med:
@@ -245,6 +300,7 @@ def keeps_score(
         return score == win_now_score(moves)
     if not non_losing_moves(current, mask) & cell:
         return score == -win_now_score(moves + 1)
+    table, ctl, book, scratch = borrowed(table), borrowed(ctl), borrowed(book), borrowed(scratch)
     r = negamax(current ^ mask, mask | cell, moves + 1, -score, -score + 1,
                 table, ctl, book, scratch)  # fmt: skip
     return r <= -score
@@ -287,8 +343,9 @@ def principal_variation(
 ) -> int:
     """Write a line that keeps ``score`` into ``line``; return its length.
 
-    Each move is the most central one that keeps the score, checked by a
-    null-window search, so the line is true by construction. It ends with the
+    Each move is the table's cut-off move of the position, else the most
+    central one, that keeps the score, checked by a null-window search, so
+    the line is true by construction. It ends with the
     winning move, at the full board, or early if the stop flag is raised.
     """
     length = 0
@@ -299,8 +356,11 @@ def principal_variation(
             entry = book_.probe(book, current + mask)
             if entry != U0 and book_.entry_columns(entry):
                 chosen = central_column(book_.entry_columns(entry))
-        for rank in range(WIDTH if chosen < 0 else 0):
-            col = CENTRE_ORDER[rank]
+        first = table_move(current, mask, moves, table, ctl) if chosen < 0 else -1
+        for rank in range(-1, WIDTH if chosen < 0 else -1):
+            col = first if rank < 0 else CENTRE_ORDER[rank]
+            if col < 0 or (rank >= 0 and col == first):
+                continue
             if playable & column_mask(col):
                 if keeps_score(current, mask, moves, col, score, table, ctl, book, scratch):
                     chosen = col
@@ -316,6 +376,55 @@ def principal_variation(
             return length
         current, mask, moves, score = current ^ mask, mask | cell, moves + 1, -score
     return length
+
+
+@njit(cache=True, nogil=True)
+def pick_column(
+    current: np.uint64,
+    mask: np.uint64,
+    moves: int,
+    score: int,
+    pick: int,
+    table: np.ndarray,
+    ctl: np.ndarray,
+    book: np.ndarray,
+    scratch: np.ndarray,
+) -> int:
+    """A column that keeps ``score`` (the exact score), any optimal one as likely; -1 if stopped.
+
+    The columns are tried in an order drawn from ``pick`` (a permutation of
+    seven, 5040 of them); the first that keeps the score is the answer. In a
+    uniformly random order the first optimal column is each of them with
+    equal chance, and the columns after it are never searched.
+    """
+    order = np.arange(WIDTH)
+    for i in range(WIDTH - 1, 0, -1):  # Fisher-Yates, ``pick`` as the random digits
+        j = pick % (i + 1)
+        pick //= i + 1
+        order[i], order[j] = order[j], order[i]
+    playable = possible(mask)
+    for col in order:
+        if playable & column_mask(int(col)):
+            keeps = keeps_score(current, mask, moves, int(col), score, table, ctl, book, scratch)
+            if ctl[c.STOP]:
+                return -1
+            if keeps:
+                return int(col)
+    return -1
+
+
+@njit(cache=True, inline="always")
+def table_move(current: np.uint64, mask: np.uint64, moves: int, table: np.ndarray,
+               ctl: np.ndarray) -> int:  # fmt: skip
+    """The column the table keeps as the position's cut-off move, or -1."""
+    key, mirrored = canonical(current + mask, moves, ctl)
+    entry = tt.probe(table, ctl, tt.tagged(key, tt.EXACT_DEPTH))
+    if entry == U0 or tt.entry_bound(entry) != tt.LOWER:
+        return -1
+    col = tt.entry_move(entry) - 1
+    if col >= 0 and mirrored:
+        col = WIDTH - 1 - col
+    return col
 
 
 @njit(cache=True, inline="always")
@@ -341,29 +450,35 @@ def solve_root(
     """Everything an exact search answers, in one call: ``(score, best columns, pv length,
     from book)``, the principal variation written into ``line``.
 
-    The move played is the ``pick % n``-th of the ``n`` optimal columns, so the
-    caller's random number breaks ties. Score STOPPED if stopped first.
+    The caller's random number ``pick`` breaks ties: from the book, the move
+    played is the ``pick % n``-th of its ``n`` optimal columns (all of them
+    in ``best columns``); when searched, ``pick_column`` draws it and ``best
+    columns`` is that column alone (proving the others optimal or not would
+    cost more than the solve itself on early positions). Score STOPPED if
+    stopped first.
     """
     score, columns, from_book = STOPPED, 0, False
     if moves <= ctl[c.BOOK_PLIES]:
         entry = book_.probe(book, current + mask)
         if entry != U0 and book_.entry_columns(entry):
             score, columns, from_book = book_.entry_score(entry), book_.entry_columns(entry), True
-    if not from_book:
+    if from_book:
+        k = pick % popcount(np.uint64(columns))
+        choice = 0
+        for col in range(WIDTH):
+            if columns >> col & 1:
+                if k == 0:
+                    choice = col
+                    break
+                k -= 1
+    else:
         score = solve(current, mask, moves, table, ctl, book, scratch)
         if score == STOPPED:
             return STOPPED, 0, 0, False
-        columns = best_columns(current, mask, moves, score, table, ctl, book, scratch)
-        if columns == 0:
+        choice = pick_column(current, mask, moves, score, pick, table, ctl, book, scratch)
+        if choice < 0:
             return STOPPED, 0, 0, False
-    k = pick % popcount(np.uint64(columns))
-    choice = 0
-    for col in range(WIDTH):
-        if columns >> col & 1:
-            if k == 0:
-                choice = col
-                break
-            k -= 1
+        columns = 1 << choice
     line[0] = choice
     cell = possible(mask) & column_mask(choice)
     if winning_cells(current, mask) & cell:

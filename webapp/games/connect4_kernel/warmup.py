@@ -10,6 +10,8 @@ from webapp.games.connect4 import Connect4
 
 #: A middle-game position: every code path runs, in milliseconds.
 WARM_POSITION = "4453337"
+#: A position past the opening book: the searched exact paths (a move drawn, root moves).
+PAST_BOOK = "5554224333234511764415115"
 
 
 def warm_up() -> float:
@@ -26,4 +28,8 @@ def warm_up() -> float:
     search(game, "minimax", Limits(depth=2), move_scores=True, seed=0)
     search(game, "alphabeta", Limits(time=5.0), cancel=threading.Event(), progress=lambda p: None)
     search(Connect4(), "alphabeta", Limits(nodes=10_000), seed=0)
+    late = Connect4()
+    for char in PAST_BOOK:
+        late.play(int(char) - 1)
+    search(late, "alphabeta", Limits(root_moves=("1", "4")), move_scores=True, seed=0)
     return time.perf_counter() - start
