@@ -21,13 +21,14 @@ from webapp.protocol import DEFAULT_SETTINGS
 from webapp.store import CorruptRecord, GameRecord, validate
 
 SETTINGS = json.dumps(DEFAULT_SETTINGS)
+OUT_OF_RANGE = json.dumps(DEFAULT_SETTINGS | {"level": "godlike"})
 WITHOUT_A_KEY = json.dumps({k: v for k, v in DEFAULT_SETTINGS.items() if k != "show_analysis"})
 
 #: (case, {column: raw value}, words the reason contains)
 CASES = [
     ("truncated-settings", {"settings": SETTINGS[:25]}, "settings is not valid JSON"),
     ("settings-missing-a-key", {"settings": WITHOUT_A_KEY}, "settings lack show_analysis"),
-    ("settings-out-of-range", {"settings": SETTINGS.replace("perfect", "godlike")}, "level"),
+    ("settings-out-of-range", {"settings": OUT_OF_RANGE}, "level"),
     ("settings-unknown-key", {"settings": SETTINGS[:-1] + ', "x": 1}'}, "'x'"),
     ("settings-not-an-object", {"settings": "[1, 2]"}, "settings is not an object"),
     ("settings-nested-too-deep", {"settings": "[" * 100_000}, "settings is not valid JSON"),

@@ -127,9 +127,13 @@ class LiveScores:
         engine_job: Callable[[GameRecord], SearchJob],
         seed: int | None,
         on_options: Callable[[str, str, dict[str, Any], Outbox], None],
+        stored_moves: Callable[[str], str | None] = lambda _: None,
     ) -> None:
         self.pool, self.emit, self.locks, self.seed = pool, emit, locks, seed
         self.engine_job, self.on_options = engine_job, on_options
+        # The game's moves as stored (None if unknown): another process (a search host)
+        # may have moved it without this one's lock.
+        self.stored_moves = stored_moves
         self._guard = threading.Lock()  # guards the maps below
         self._scoring: dict[str, Scoring] = {}  # game id -> its live position's scores
         self._options: dict[str, Scoring] = {}  # game id -> the engine's last position, finishing
@@ -353,6 +357,16 @@ class LiveScores:
             if scoring is None or scoring.job is not job:
                 return None  # the game left that position: never sent
             scoring.job = None
+        stored = self.stored_moves(game_id)
+        if stored is not None and stored != scoring.moves:  # moved by another process
+            with self._guard:
+                if self._scoring.get(game_id) is scoring:
+                    del self._scoring[game_id]
+            engines = engine_side(scoring.record.settings) == len(scoring.moves) % 2
+            if result is not None and engines and stored[:-1] == scoring.moves:
+                scoring.merge(result, job.limits)  # the engine's options before its move
+                self.on_options(game_id, scoring.moves, scoring.payload()["move_scores"], out)
+            return None
         if result is None:
             if not job.dropped:
                 log.warning("scores search for %s failed: %s", game_id, error)

@@ -88,7 +88,9 @@ class Searches:
         self._engine: dict[str, EngineTask] = {}  # game id -> the engine's work
         self._analyses: dict[str, SearchJob | None] = {}  # client sid -> its analysis job
         self._closing = False
-        self.live = LiveScores(pool, emit, locks, self._engine_job, seed, self._store_options)
+        self.live = LiveScores(
+            pool, emit, locks, self._engine_job, seed, self._store_options, self._stored_moves
+        )
         pool.on_progress, pool.on_result, pool.on_queued = (
             self._on_progress,
             self._on_result,
@@ -492,6 +494,14 @@ class Searches:
                 task.job = None
                 task.failures += 1
                 self._retry_later(game_id, task)
+
+    def _stored_moves(self, game_id: str) -> str | None:
+        """The game's moves as stored, or None if it cannot be read now."""
+        try:
+            record = self.store.get(game_id)
+        except StoreError:
+            return None
+        return None if record is None else record.moves
 
     def _store_options(self, game_id: str, moves: str, scores: dict[str, Any], out: Outbox) -> None:
         """Keep the engine's options before its move with that move, if it is still the
