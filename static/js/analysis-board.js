@@ -86,10 +86,8 @@ function render() {
   const moves = T.pathOf(current);
   const position = replay(game, moves);
   const answer = answers.get(moves);
-  const result = answer ? { move_scores: answer.move_scores, best_move: answer.best_moves[0], pv: "" } : null;
-  board.set(
-    boardView({ game, moves, interactive: true, review: false, overlay: result ? { from: moves, result, showLine: false } : null }),
-  );
+  // The side to move's options at this very position (the board view's `scores`).
+  board.set(boardView({ game, moves, interactive: true, review: false, scores: answer ? answer.move_scores : null }));
   const name = info.players[position.toMove];
   $("ab-turn").textContent = position.over
     ? position.winner !== null

@@ -91,7 +91,9 @@ def test_one_seat_moving_through_two_processes_at_once_gets_one_move(cluster: Cl
             client.wait_for(protocol.STATE, lambda s: s["moves"] == after)
         state_a, state_b = game_of(a.url, game_id), game_of(b.url, game_id)
         assert state_a["moves"] == state_b["moves"] == after
-        assert state_a["version"] == state_b["version"]
+        # The engine's options may be stored between the two reads: the same game once
+        # both have it.
+        wait_until(lambda: game_of(a.url, game_id)["version"] == game_of(b.url, game_id)["version"])
     finally:
         through_a.close()
         through_b.close()

@@ -192,9 +192,11 @@ class SearchHost:
                     log.error("engine move in %s waits for the store: %s", game_id, err)
                     record, failed = None, True
                 here = record is not None and record.moves == moves and engine_to_move(record)
-                if record is not None and here:
-                    # A second message for a game this host searches waits for that search.
-                    self.searches.try_start_engine(record)
+                # A second message for a game this host searches waits for that search.
+                # Once started, the engine's options are scored here as on one server:
+                # they go with its move, or join it once their pass is in.
+                if record is not None and here and self.searches.try_start_engine(record):
+                    self.searches.position_changed(record)
             if failed:
                 self.closing.wait(1.0)
                 continue
