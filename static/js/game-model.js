@@ -12,6 +12,7 @@ export function createModel(state) {
     searchFrom: state.engine_thinking ? state.moves : null,
     results: [], // {from, result, kind: "engine" | "analysis"}, oldest first
     scores: new Map(), // moves -> the `scores` payload of that position (its side to move's options)
+    reviewed: new Map(), // moves -> {score, exact, depth} from the game's review (positions this page missed)
     compare: { from: null, waiting: [] },
     queued: null,
     showLine: false,
@@ -94,7 +95,7 @@ export function scoresFor(model, moves) {
 /**
  * What position `moves` is worth to the side to move there: {score, exact,
  * depth} from its options' scores (exact once every option is), else from an
- * engine search of it; null when nothing is known.
+ * engine search of it, else from the game's review; null when nothing is known.
  */
 export function positionValue(model, moves) {
   const known = model.scores.get(moves);
@@ -109,7 +110,12 @@ export function positionValue(model, moves) {
     const r = model.results[i];
     if (r.from === moves) return { score: r.result.score, exact: r.result.exact, depth: r.result.depth };
   }
-  return null;
+  return model.reviewed.get(moves) ?? null;
+}
+
+/** Keep the review's values (moves -> value); what the page saw itself still comes first. */
+export function noteReviewValues(model, values) {
+  for (const [moves, value] of values) model.reviewed.set(moves, value);
 }
 
 /**

@@ -9,6 +9,7 @@ import { readConfig, readJSON } from "./config.js";
 import { createEvalBar, evalWords } from "./eval-bar.js";
 import { createEvalGraph } from "./eval-graph.js";
 import * as M from "./game-model.js";
+import { createGraphFill } from "./graph-fill.js";
 import { createMoveList } from "./movelist.js";
 import { gameInfo, replay } from "./rules.js";
 import { bindSettings } from "./settings-form.js";
@@ -48,10 +49,16 @@ const settingsForm = bindSettings($("settings-form"), {
 M.noteEngineMove(model);
 M.noteScores(model, model.state.scores);
 
+// The graph's positions played before this page was here come from the game's review.
+const graphFill = createGraphFill(gameId, (values) => update(() => M.noteReviewValues(model, values)));
+const fillGraph = () => model.state.settings.show_analysis && graphFill.fill(model.state.moves);
+let joining = false; // the next state is a join's answer: moves this page may not have seen
+fillGraph();
+
 // -- Server events --------------------------------------------------------------
 
 const socket = connectGame(EV, gameId, {
-  connected: () => update(() => (model.connected = true), () => status.clearConnection()),
+  connected: () => update(() => ((model.connected = true), (joining = true)), () => status.clearConnection()),
   // A move on its way when the line dropped is not drawn as played: the state sent on
   // reconnecting says whether the server got it.
   disconnected: () => update(() => ((model.connected = false), (model.pending = null)), () => status.connectionLost()),
@@ -109,6 +116,8 @@ function applyState(state) {
   M.noteScores(model, state.scores); // the live position's options so far (on join too)
   settingsForm.show(state.settings);
   announceChanges(before, state);
+  if (joining || (state.settings.show_analysis && !before.settings.show_analysis)) fillGraph();
+  joining = false;
 }
 
 function announceChanges(before, after) {
