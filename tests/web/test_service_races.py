@@ -176,3 +176,35 @@ def test_a_move_racing_another_move_from_another_process_is_still_refused(
     finally:
         close_app(web)
         close_app(host)
+
+
+def test_a_move_racing_a_side_swap_from_another_process_is_refused(tmp_path: Path) -> None:
+    """Settings saved in between that change whose turn it is: the move is not replayed."""
+    database = tmp_path / "games.db"
+    web, host = make_app(database), make_app(database)
+    try:
+        http = web.test_client()
+        game = create(http, settings={"level": "easy"})
+        service, other = service_of(web), service_of(host)
+        save = service.store.save
+        state: dict[str, bool] = {"done": False}
+
+        def save_after_a_swap(record: Any) -> None:
+            if not state["done"]:
+                state["done"] = True
+                stored = other.store.get(game["id"])
+                assert stored is not None
+                stored.settings = {**stored.settings, "engine_plays": "first"}
+                other.store.save(stored)
+            save(record)
+
+        service.store.save = save_after_a_swap  # type: ignore[method-assign]
+        tab = Listener(socketio.test_client(web, flask_test_client=http))
+        tab.emit(protocol.JOIN, {"game_id": game["id"]})
+        answer = tab.emit(protocol.MOVE, {"game_id": game["id"], "move": "5"})
+        assert answer["code"] == protocol.CONFLICT, answer
+        stored = other.store.get(game["id"])
+        assert stored is not None and stored.moves == ""
+    finally:
+        close_app(web)
+        close_app(host)

@@ -356,8 +356,9 @@ class GameService:
 
         Another process may have saved the game in between without moving (a search
         host storing the engine's options): if its moves are still the ones the move
-        was checked against, the move is applied to that version, once. A lost race
-        against another move stays a conflict.
+        was checked against (and its settings, which say whose turn it is), the move
+        is applied to that version, once. A lost race against another move stays a
+        conflict.
         """
         before = record.moves
         record.moves += move
@@ -366,7 +367,8 @@ class GameService:
             return record
         except VersionConflict:
             current = self.store.get(record.id)
-            if current is None or current.moves != before or current.status != "playing":
+            seen = (before, record.settings, "playing")
+            if current is None or (current.moves, current.settings, current.status) != seen:
                 if current is not None:
                     self.searches.publish(current, out)
                 raise
