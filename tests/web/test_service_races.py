@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from flask.testing import FlaskClient
 from tests.web.helpers import Listener, create, make_app, wait_until
 from webapp import protocol
 from webapp.games import new_game
+from webapp.store import GameRecord
 from webapp.web.app import close_app, service_of, socketio
 from webapp.web.identity import COOKIE
 
@@ -112,9 +114,13 @@ def test_one_seat_moving_through_two_servers_at_once_applies_one_move(tmp_path: 
         close_app(second)
 
 
-def test_a_move_survives_another_process_saving_the_game_without_moving(tmp_path: Path) -> None:
-    """A search host storing the engine's options bumps the version between a move's read
-    and its save: the move is applied to the newer version, not refused as a conflict."""
+Between = Callable[[GameRecord], None]
+
+
+def move_with_a_save_in_between(tmp_path: Path, between: Between) -> tuple[Any, GameRecord]:
+    """Player's move "5" in a new game on one app, while another app on the same database
+    saves the game (``between`` changes the record it read) after the move's read and
+    before its save; the move's answer and the game as stored then."""
     database = tmp_path / "games.db"
     web, host = make_app(database), make_app(database)
     try:
@@ -122,89 +128,61 @@ def test_a_move_survives_another_process_saving_the_game_without_moving(tmp_path
         game = create(http, settings={"level": "easy"})
         service, other = service_of(web), service_of(host)
         save = service.store.save
-        saved_between: list[int] = []
+        done: list[bool] = []
 
-        def save_after_the_host(record: Any) -> None:
-            if not saved_between:  # once: the host's save lands first
+        def save_after_the_other(record: GameRecord) -> None:
+            if not done:  # once: the other process's save lands first
+                done.append(True)
                 stored = other.store.get(game["id"])
                 assert stored is not None
+                between(stored)
                 other.store.save(stored)
-                saved_between.append(stored.version)
             save(record)
 
-        service.store.save = save_after_the_host  # type: ignore[method-assign]
+        service.store.save = save_after_the_other  # type: ignore[method-assign]
         tab = Listener(socketio.test_client(web, flask_test_client=http))
         tab.emit(protocol.JOIN, {"game_id": game["id"]})
-        assert tab.emit(protocol.MOVE, {"game_id": game["id"], "move": "5"}) == {"ok": True}
-        assert saved_between
+        answer = tab.emit(protocol.MOVE, {"game_id": game["id"], "move": "5"})
+        assert done
         stored = other.store.get(game["id"])
-        assert stored is not None and stored.moves.startswith("5")
-        assert stored.version > saved_between[0]
+        assert stored is not None
+        return answer, stored
     finally:
         close_app(web)
         close_app(host)
+
+
+def test_a_move_survives_another_process_saving_the_game_without_moving(tmp_path: Path) -> None:
+    """A search host storing the engine's options bumps the version between a move's read
+    and its save: the move is applied to the newer version, not refused as a conflict."""
+    versions: list[int] = []
+
+    def nothing_moved(record: GameRecord) -> None:
+        versions.append(record.version)
+
+    answer, stored = move_with_a_save_in_between(tmp_path, nothing_moved)
+    assert answer == {"ok": True}
+    assert stored.moves.startswith("5")
+    assert stored.version > versions[0]
 
 
 def test_a_move_racing_another_move_from_another_process_is_still_refused(
     tmp_path: Path,
 ) -> None:
-    database = tmp_path / "games.db"
-    web, host = make_app(database), make_app(database)
-    try:
-        http = web.test_client()
-        game = create(http, settings={"level": "easy"})
-        service, other = service_of(web), service_of(host)
-        save = service.store.save
-        state: dict[str, bool] = {"done": False}
+    def another_move(record: GameRecord) -> None:  # the same seat, through the other server
+        record.moves += "1"
 
-        def save_after_another_move(record: Any) -> None:
-            if not state["done"]:  # the same seat's move through the other server lands first
-                state["done"] = True
-                stored = other.store.get(game["id"])
-                assert stored is not None
-                stored.moves += "1"
-                other.store.save(stored)
-            save(record)
-
-        service.store.save = save_after_another_move  # type: ignore[method-assign]
-        tab = Listener(socketio.test_client(web, flask_test_client=http))
-        tab.emit(protocol.JOIN, {"game_id": game["id"]})
-        answer = tab.emit(protocol.MOVE, {"game_id": game["id"], "move": "5"})
-        assert answer["code"] == protocol.CONFLICT, answer
-        stored = other.store.get(game["id"])
-        assert stored is not None and stored.moves.startswith("1") and "5" not in stored.moves[:1]
-    finally:
-        close_app(web)
-        close_app(host)
+    answer, stored = move_with_a_save_in_between(tmp_path, another_move)
+    assert answer["code"] == protocol.CONFLICT, answer
+    assert stored.moves.startswith("1") and "5" not in stored.moves[:1]
 
 
 def test_a_move_racing_a_side_swap_from_another_process_is_refused(tmp_path: Path) -> None:
     """Settings saved in between that change whose turn it is: the move is not replayed."""
-    database = tmp_path / "games.db"
-    web, host = make_app(database), make_app(database)
-    try:
-        http = web.test_client()
-        game = create(http, settings={"level": "easy"})
-        service, other = service_of(web), service_of(host)
-        save = service.store.save
-        state: dict[str, bool] = {"done": False}
 
-        def save_after_a_swap(record: Any) -> None:
-            if not state["done"]:
-                state["done"] = True
-                stored = other.store.get(game["id"])
-                assert stored is not None
-                stored.settings = {**stored.settings, "engine_plays": "first"}
-                other.store.save(stored)
-            save(record)
+    def swap(record: GameRecord) -> None:
+        record.settings = {**record.settings, "engine_plays": "first"}
 
-        service.store.save = save_after_a_swap  # type: ignore[method-assign]
-        tab = Listener(socketio.test_client(web, flask_test_client=http))
-        tab.emit(protocol.JOIN, {"game_id": game["id"]})
-        answer = tab.emit(protocol.MOVE, {"game_id": game["id"], "move": "5"})
-        assert answer["code"] == protocol.CONFLICT, answer
-        stored = other.store.get(game["id"])
-        assert stored is not None and stored.moves == ""
-    finally:
-        close_app(web)
-        close_app(host)
+    answer, stored = move_with_a_save_in_between(tmp_path, swap)
+    assert answer["code"] == protocol.CONFLICT, answer
+    assert stored.moves == ""

@@ -19,12 +19,11 @@ from flask_socketio import emit, join_room
 
 from webapp import protocol
 from webapp.services import GameError
-from webapp.services.seats import token_hash
 from webapp.services.state import game_url
 from webapp.web.admission import admit
 from webapp.web.api import next_game, service
 from webapp.web.extensions import socketio
-from webapp.web.identity import identity
+from webapp.web.identity import identity, requester
 from webapp.web.identity import token_for as seat_token  # on_join's name for it
 from webapp.web.packets import MALFORMED
 
@@ -60,13 +59,6 @@ def handles(event: str) -> Callable[[Handler], Handler]:
         return checked
 
     return decorate
-
-
-def requester() -> str:
-    """Who sends this event, for the search quotas: the identity's hash (as the games it owns
-    are keyed) or, without one, the address."""
-    token = identity()
-    return token_hash(token) if token else f"addr:{request.remote_addr}"
 
 
 def sid() -> str:
