@@ -270,6 +270,43 @@ def test_root_moves_score_only_their_moves_and_as_the_whole_search(book: bool) -
         native.load_book()
 
 
+@pytest.mark.parametrize("book", [False, True])
+def test_a_scores_only_solve_gives_the_whole_search_scores_and_no_line(book: bool) -> None:
+    """``Limits(line=False)`` (a scores pass): the same exact scores, score and a best move;
+    no line past that move. With the book: "", "4453" and "7424" are book positions (the
+    last holds only its score), the others lie past the book."""
+    if not book:
+        native.load_book(Path("/nonexistent/book.bin"))
+    early = ("", "4453", "7424") if book else ()
+    try:
+        for moves in (*early, *(m for m, _ in read_positions("Test_L2_R1", 3, 60))):
+            game = new_game("connect4", moves)
+            whole = search(game, "alphabeta", move_scores=True, seed=1)
+            only = search(game, "alphabeta", Limits(line=False), move_scores=True, seed=1)
+            assert only.move_scores == whole.move_scores, moves
+            assert (only.score, only.exact) == (whole.score, True), moves
+            assert only.move_scores is not None and only.best_move is not None
+            assert only.move_scores[only.best_move].score == only.score
+            assert only.pv == only.best_move
+            # without move scores: the score and an optimal move, still no line
+            alone = search(game, "alphabeta", Limits(line=False), seed=1)
+            assert (alone.score, alone.exact, alone.pv) == (whole.score, True, alone.best_move)
+            assert alone.best_move in {m for m, s in whole.move_scores.items()
+                                       if s.score == whole.score}, moves  # fmt: skip
+    finally:
+        native.load_book()
+
+
+def test_a_scores_only_solve_of_a_book_score_skips_the_line_past_the_book() -> None:
+    """The player's position "7424" is in the book as a score, its moves as entries: the
+    scores cost a few nodes, where the solve and its line go on past the book's last stone."""
+    game = new_game("connect4", "7424")
+    whole = search(game, "alphabeta", move_scores=True, seed=1)
+    only = search(game, "alphabeta", Limits(line=False), move_scores=True, seed=1)
+    assert only.move_scores == whole.move_scores
+    assert only.nodes * 100 < whole.nodes
+
+
 def test_root_moves_must_be_legal() -> None:
     with pytest.raises(ValueError, match="not a legal move"):
         search(new_game("connect4", "111111"), "alphabeta", Limits(root_moves=("1",)))

@@ -41,7 +41,13 @@ With an ``ExactSolver`` and no depth limit, ``alphabeta`` first deepens to the
 solver's ``fallback_depth`` when the search can be stopped or is watched (so a
 stopped solve still has an answer), then asks the solver for the exact score,
 its optimal moves and a line, and with ``move_scores`` each move's exact score
-(a move the solver gives up on keeps its heuristic score).
+(a move the solver gives up on keeps its heuristic score). Without
+``Limits.line`` (a pass that only shows scores) the line is the chosen move
+alone, and with ``move_scores`` the moves are solved one by one as for
+``root_moves`` (below): every move's score is wanted anyway, and the best of
+them is the position's, so neither the position's own solve nor a proof of
+its best move is worth its time (past an opening book, that line walk is a
+solve at every ply).
 
 # Root moves
 ``root_moves`` restricts the root to some of its moves: the best move, its
@@ -137,12 +143,15 @@ class ExactSolver(Protocol):
     #: Depth of the heuristic pass run first when the solve may be stopped.
     fallback_depth: int
 
-    def solve_root(self, pick: int) -> tuple[int, list[Move], list[Move], dict[str, Any]]:
+    def solve_root(
+        self, pick: int, line: bool = True
+    ) -> tuple[int, list[Move], list[Move], dict[str, Any]]:
         """``(exact score, optimal moves, a line starting with the chosen one, extra)``.
 
         ``pick`` (random) chooses the move among the optimal ones, each as
         likely. The optimal moves are all of them when the answer is known at
-        once (``answers_at_once``), else at least the chosen one. Raises Stop.
+        once (``answers_at_once``), else at least the chosen one. Without
+        ``line`` the line is the chosen move alone. Raises Stop.
         """
         ...
 
@@ -207,7 +216,8 @@ def drive(
     """
     run = _Run(engine, algorithm, limits, budget, rng, progress, root_moves)
     if algorithm == "alphabeta" and limits.depth is None and engine.solver is not None:
-        if root_moves is not None and not engine.solver.answers_at_once():
+        each = root_moves is not None or (move_scores and not limits.line)
+        if each and not engine.solver.answers_at_once():
             return run.solve_each(engine.solver, move_scores)
         return run.solve(engine.solver, move_scores)
     if limits.style is not None:  # a level's way of playing, among every root move's score
@@ -318,7 +328,9 @@ class _Run:
             if (fallback.exact and not move_scores) or budget.reason:
                 return self.final(fallback, move_scores)
         try:
-            score, optimal, line, extra = solver.solve_root(self.rng.getrandbits(31))
+            score, optimal, line, extra = solver.solve_root(
+                self.rng.getrandbits(31), self.limits.line
+            )
         except Stop:
             assert fallback is not None  # only a stoppable search can be stopped
             return self.final(fallback, move_scores)

@@ -102,6 +102,10 @@ class Limits:
     best move, score and move scores are over them. A part of a root search
     split between processes (``webapp.services.split``); it travels with the
     limits so that the worker's task stays the same.
+    ``line``: whether the principal variation is wanted. A pass that only
+    shows scores sets it False: an exact solve then walks no line past its
+    first move, and with move scores solves each move on its own, without the
+    position's own solve (``webapp.engine.driver``, "Exact solving").
     """
 
     depth: int | None = None
@@ -111,3 +115,4 @@ class Limits:
     extend: bool = False
     style: Style | None = None
     root_moves: tuple[str, ...] | None = None
+    line: bool = True

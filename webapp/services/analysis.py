@@ -183,7 +183,7 @@ class Analyses:
                 game,
                 moves,
                 "alphabeta",
-                Limits(time=seconds),
+                Limits(time=seconds, line=False),  # answers carry no line
                 seed=self.seed,
                 tag=(POSITION, key, None),
                 move_scores=move_scores,

@@ -179,13 +179,16 @@ class LiveScores:
             self.pool.cancel(pondering.job.id)
         if self._closing or record.status != "playing":
             return
+        # Scores only: no line, so an exact solve proves each move's score and no more.
         limits = search_limits(record.settings, record.game, SCORES_ALGORITHM)
+        limits = dataclasses.replace(limits, line=False)
         scoring = Scoring(dataclasses.replace(record), limits)
         with self._guard:
             self._scoring[record.id] = scoring
         quick = Limits(
             depth=min(limits.depth or QUICK_DEPTH, QUICK_DEPTH),
             time=min(limits.time or QUICK_TIME, QUICK_TIME),
+            line=False,
         )
         if limits.depth is not None and limits.depth <= QUICK_DEPTH:
             quick = limits  # a shallow level: its one pass is already quick

@@ -256,9 +256,13 @@ class KernelEngine:
         return [int(m) for m in s.line[:length]]
 
     # -- the exact solver -------------------------------------------------------------
-    def solve_root(self, pick: int) -> tuple[int, list[int], list[int], dict[str, Any]]:
+    def solve_root(
+        self, pick: int, line: bool = True
+    ) -> tuple[int, list[int], list[int], dict[str, Any]]:
         s = self.state
         self._enter()
+        if not line:
+            return self._solve_move(pick)
         with self.node_budget(BOOK_LINE_NODES if self.in_book() else None):
             score, columns, length, from_book = solver.solve_root(
                 self.current, self.mask, self.moves, pick, s.line, s.table, s.ctl, s.book,
@@ -270,6 +274,24 @@ class KernelEngine:
             raise Stop
         optimal = [col for col in range(WIDTH) if columns >> col & 1]
         return score, optimal, [int(m) for m in s.line[:length]], {"book": from_book}
+
+    def _solve_move(self, pick: int) -> tuple[int, list[int], list[int], dict[str, Any]]:
+        """``solve_root`` without the line: the score and a chosen optimal column."""
+        s = self.state
+        if self.in_book():
+            entry = book_.probe(s.book, self.current + self.mask)
+            optimal = [col for col in range(WIDTH) if book_.entry_columns(entry) >> col & 1]
+            return book_.entry_score(entry), optimal, [optimal[pick % len(optimal)]], {"book": True}
+        score = solver.solve(self.current, self.mask, self.moves, s.table, s.ctl, s.book,
+                             s.scratch)  # fmt: skip
+        choice = -1
+        if score != solver.STOPPED:
+            choice = solver.pick_column(self.current, self.mask, self.moves, score, pick,
+                                        s.table, s.ctl, s.book, s.scratch)  # fmt: skip
+        if choice < 0:
+            assert self._stopped()
+            raise Stop
+        return int(score), [choice], [choice], {"book": False}
 
     def child_score(self, move: int) -> int | None:
         s = self.state
