@@ -4,9 +4,10 @@ Positions come from games where each move is, three times in four, the
 kernel's depth-4 alpha-beta choice and otherwise a random column: mostly sound
 play with some mistakes, as players make. For each position the section times
 the answer the "perfect" level needs: the optimal move (one exact search) and
-the exact score of every column (an exact search with ``move_scores``), with
-the opening book on. The pure-Python engine gets the same questions on fewer
-positions, each search stopped at a time cap.
+the exact score of every column (an exact search with ``move_scores`` and no
+line, as the service's scores pass asks), with the opening book on. The
+pure-Python engine gets the same questions on fewer positions, each search
+stopped at a time cap.
 """
 
 from __future__ import annotations
@@ -68,7 +69,8 @@ def _timed(moves: str, move_scores: bool, native: bool, cap: float | None) -> tu
     """Seconds of one exact search, and whether it finished (exact) within the cap."""
     game = new_game("connect4", moves)
     start = time.perf_counter()
-    result = search(game, "alphabeta", Limits(time=cap), move_scores=move_scores, native=native)
+    limits = Limits(time=cap, line=not move_scores)  # the scores pass wants no line
+    result = search(game, "alphabeta", limits, move_scores=move_scores, native=native)
     elapsed = time.perf_counter() - start
     finished = result.exact and result.stopped is None
     if move_scores and result.move_scores is not None:
