@@ -19,8 +19,8 @@ Sections (``--sections``, all by default):
                  move, and whether every move kept the result.
 * ``variable``   forced-line extensions against a fixed horizon at equal node budgets
                  (``--openings`` openings, both colours): the extending side's results.
-* ``hard``       the kernel against BitBully (the C++ reference, if installed), interleaved
-                 per position: the hard early sample (``bench/hard.py``, ``--hard-lines``)
+* ``hard``       the kernel against BitBully (the C++ reference, if installed), in turns of ten
+                 positions: the hard early sample (``bench/hard.py``, ``--hard-lines``)
                  and the folder's files (``--versus-lines`` each).
 * ``parallel``   root splitting: every column's exact score of ``--parallel-lines``
                  positions (Test_L2_R2, or ``--parallel-file``) in one process, then two.

@@ -10,8 +10,8 @@ sample lives in ``tests/data/connect4/Hard_early`` (``MOVES SCORE``)::
     python -m webapp.bench.hard tests/data/connect4/Hard_early --count 12 --seed 2026
 
 The ``hard`` section solves that sample and the folder's position files with
-the kernel and with BitBully, interleaved position by position (the machine's
-load hits both alike), and prints both mean times and their ratio.
+the kernel and with BitBully, taking turns by runs of ten positions (the
+machine's load hits both alike), and prints both mean times and their ratio.
 """
 
 from __future__ import annotations
@@ -36,6 +36,8 @@ from webapp.games.connect4_kernel.native import solve_score
 SAMPLE = Path(__file__).resolve().parents[2] / "tests" / "data" / "connect4" / "Hard_early"
 #: Stones of a sampled position: early, as in the hardest public set.
 STONES = (6, 12)
+#: Positions each solver solves in a row before the next one takes its turn.
+TURN = 10
 #: BitBully nodes a sampled position needs at least (about half a second on this machine).
 MIN_NODES = 10_000_000
 
@@ -103,35 +105,44 @@ class Versus:
 
 
 def versus(path: Path, lines: int | None, solver: Reference | None) -> Versus:
-    """Each position: the kernel's score, BitBully's, then the kernel's whole search.
+    """Each position's exact score by the kernel and by BitBully, and the kernel's search.
 
-    Each solver's table is a clean one; the kernel has no book. The score-only
-    solves run one after the other, so each starts with caches the other
-    filled (on quick positions that is most of the time), as does the search.
+    Each solve starts with a clean table; the kernel has no book. The solvers
+    take turns by runs of ``TURN`` positions (kernel score, BitBully, kernel
+    search), so the machine's load hits them alike while each runs warm, as
+    in a file run of its own: when they alternated position by position, the
+    solve after BitBully's table reset (which sweeps every CPU cache) paid for
+    the cache misses, tenfold on a quick position.
     """
     figures = Versus(path.name)
-    for moves, expected in read_positions(path, lines):
-        game = play_moves(Connect4(), moves)
-        start = time.perf_counter()
-        score, _ = solve_score(game)
-        figures.score_seconds += time.perf_counter() - start
+    positions = read_positions(path, lines)
+    for first in range(0, len(positions), TURN):
+        turn = [(moves, expected, play_moves(Connect4(), moves))
+                for moves, expected in positions[first : first + TURN]]  # fmt: skip
+        scores = []
+        for _, _, game in turn:
+            start = time.perf_counter()
+            scores.append(solve_score(game)[0])
+            figures.score_seconds += time.perf_counter() - start
         if solver is not None:
-            solved = solver.solve(moves)
-            figures.reference_seconds += solved.seconds
-            figures.reference_nodes += solved.nodes
-        start = time.perf_counter()
-        result = search(game, "alphabeta")
-        figures.kernel_seconds += time.perf_counter() - start
-        figures.kernel_nodes += result.nodes
-        figures.positions += 1
-        figures.correct += int(result.exact and result.score == expected == score)
+            for moves, _, _ in turn:
+                solved = solver.solve(moves)
+                figures.reference_seconds += solved.seconds
+                figures.reference_nodes += solved.nodes
+        for (_, expected, game), score in zip(turn, scores, strict=True):
+            start = time.perf_counter()
+            result = search(game, "alphabeta")
+            figures.kernel_seconds += time.perf_counter() - start
+            figures.kernel_nodes += result.nodes
+            figures.positions += 1
+            figures.correct += int(result.exact and result.score == expected == score)
     return figures
 
 
 def print_hard(files: Sequence[Path], lines: int | None, hard_lines: int | None) -> None:
     """The ``hard`` section: the sample, then ``files`` (``lines`` each), kernel vs BitBully."""
     solver = reference()
-    print("\n# Kernel against BitBully (C++, MTD(f)), interleaved per position, no book, "
+    print(f"\n# Kernel against BitBully (C++, MTD(f)), in turns of {TURN} positions, no book, "
           "clean table per position")  # fmt: skip
     if solver is None:
         print(f"# {MISSING}")
