@@ -1,7 +1,7 @@
 """Root splitting measured: every column's exact score in one process, then in two.
 
 The SCORES job after an engine move solves each root move
-(``move_scores=True``). Split between two worker processes
+(``move_scores=True``, no line). Split between two worker processes
 (``webapp.services.split``) each solves some of the moves
 (``Limits.root_moves``). This section times both on the same positions, the
 two processes started and warmed up beforehand as the pool's workers are,
@@ -31,8 +31,8 @@ def _warm() -> None:
 
 def _scores(moves: str, root: tuple[str, ...] | None) -> dict[str, Any]:
     """Every (or ``root``'s) move's exact score of ``moves``; no opening book."""
-    result = search(new_game("connect4", moves), "alphabeta", Limits(root_moves=root),
-                    move_scores=True, seed=1)  # fmt: skip
+    limits = Limits(root_moves=root, line=False)  # as the scores pass asks: no line
+    result = search(new_game("connect4", moves), "alphabeta", limits, move_scores=True, seed=1)
     return {m: s.score for m, s in (result.move_scores or {}).items()}
 
 
