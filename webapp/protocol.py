@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from webapp.engine.scores import max_exact_score
+from webapp.engine.style import NEAR_EQUAL, WEAKER
 from webapp.games import GAMES
 
 # -- Socket.IO events, client to server --------------------------------------
@@ -83,6 +84,10 @@ LEVELS: dict[str, dict[str, Any]] = {
     "custom": {"label": "Custom", "depth": None, "time": None},
 }
 
+#: An engine move's ``extra.style`` when a level's style chose a move that is
+#: not a best one (``webapp.engine.style``): the page says so in words.
+PLAY_STYLES = {"weaker": WEAKER, "near_equal": NEAR_EQUAL}
+
 #: The server's own caps, whatever a client asks for.
 MAX_DEPTH = 42
 MIN_TIME, MAX_TIME = 0.05, 10.0
@@ -127,6 +132,7 @@ def client_config() -> dict[str, Any]:
         "events": {name: name for name in CLIENT_EVENTS + SERVER_EVENTS},
         "games": GAME_LABELS,
         "levels": LEVELS,
+        "play_styles": PLAY_STYLES,
         "algorithms": ALGORITHM_LABELS,
         "limits": {"max_depth": MAX_DEPTH, "min_time": MIN_TIME, "max_time": MAX_TIME},
         "defaults": DEFAULT_SETTINGS,

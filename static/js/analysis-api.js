@@ -2,28 +2,9 @@
 // move) and GET /api/games/<id>/review. Both may answer "not yet": the
 // caller decides whether to ask again after `retryAfter` seconds.
 
-async function getJSON(url, signal) {
-  let response;
-  try {
-    response = await fetch(url, { credentials: "same-origin", signal });
-  } catch (error) {
-    if (error.name === "AbortError") throw error;
-    throw new Error("Could not reach the server. Check your connection and try again.");
-  }
-  let data = null;
-  try {
-    data = await response.json();
-  } catch {
-    data = null;
-  }
-  const retryAfter = Number(response.headers.get("Retry-After")) || null;
-  if (!response.ok) {
-    const error = new Error(data?.error?.message || `The server said ${response.status}.`);
-    Object.assign(error, { status: response.status, code: data?.error?.code, retryAfter });
-    throw error;
-  }
-  return { data, status: response.status, retryAfter, headers: response.headers };
-}
+import { send } from "./api.js";
+
+const getJSON = (url, signal) => send("GET", url, { signal });
 
 /**
  * A position's analysis: {pending: true, retryAfter} while the server still

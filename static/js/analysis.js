@@ -1,8 +1,12 @@
 // The engine panel: the search growing depth by depth, then the engine's
 // move with its expected line, its statistics and the score of every option;
 // and the minimax / alpha-beta comparison. Render-only: game.js owns the data.
+// When Easy or Medium played a move its search did not rank best, the panel
+// says so in words (style-note.js), so the headline (the move played) and the
+// depth table (the search's best line) agree.
 
 import { count, describeScore, duration, rate, ratio } from "./format.js";
+import { styleNote } from "./style-note.js";
 
 function el(tag, className, text) {
   const node = document.createElement(tag);
@@ -19,7 +23,11 @@ function cells(row, values) {
   }
 }
 
-export function createAnalysisPanel(root, { info, algorithms, onToggleLine, onHoverLine, onCompare }) {
+/**
+ * `levels` and `styles`: the protocol's levels and play styles (the page's
+ * config), to say which level played a move on purpose.
+ */
+export function createAnalysisPanel(root, { info, algorithms, levels, styles, onToggleLine, onHoverLine, onCompare }) {
   const $ = (id) => root.querySelector(`#${id}`);
   const parts = {
     thinking: $("thinking"),
@@ -27,6 +35,7 @@ export function createAnalysisPanel(root, { info, algorithms, onToggleLine, onHo
     empty: $("analysis-empty"),
     result: $("result"),
     headline: $("result-headline"),
+    styleNote: $("style-note"),
     pv: $("pv"),
     pvToggle: $("pv-toggle"),
     stats: $("stats"),
@@ -69,7 +78,9 @@ export function createAnalysisPanel(root, { info, algorithms, onToggleLine, onHo
   /**
    * The table of completed depths of the current (or last) search. `result`:
    * the answer they led to, if in; when the opening book gave it, its row says
-   * "opening book" (not a jump from depth 8 to the end of the game).
+   * "opening book" (not a jump from depth 8 to the end of the game); when its
+   * level chose another move than the search's best, a last row shows the
+   * move played, labelled as such.
    */
   function renderDepths(rows, ply, result = null) {
     parts.depths.hidden = rows.length === 0;
@@ -90,23 +101,42 @@ export function createAnalysisPanel(root, { info, algorithms, onToggleLine, onHo
       ]);
       parts.depthBody.append(tr);
     }
+    const note = rows.length ? styleNote(result, { info, styles, levels, level: null, ply }) : null;
+    if (note) {
+      const tr = el("tr", "is-played");
+      const score = describeScore(result.score, result.exact, info, ply);
+      cells(tr, [
+        { text: note.tag, className: "num" },
+        { text: score.text, className: `score score-${score.kind}` },
+        { text: spaced(result.pv), className: "line" },
+        { text: "", className: "num" },
+        { text: "", className: "num" },
+        { text: "", className: "num" },
+      ]);
+      parts.depthBody.append(tr);
+    }
   }
 
   /**
    * The engine's move (or an analysis): `result` is the server's payload,
-   * `from` the position it searched, `played` whether it was played.
+   * `from` the position it searched, `played` whether it was played, `level`
+   * the game's level when it was.
    */
-  function renderResult(result, from, { played, showLine }) {
+  function renderResult(result, from, { played, showLine, level = null }) {
     parts.empty.hidden = Boolean(result) || parts.empty.dataset.rows > 0;
     parts.result.hidden = !result;
     if (!result) return;
     const ply = from.length;
     const mover = playerName(ply);
     const score = describeScore(result.score, result.exact, info, ply);
+    const note = played ? styleNote(result, { info, styles, levels, level, ply }) : null;
     parts.headline.replaceChildren();
     const verb = played ? `${mover} played` : `Best for ${mover}:`;
-    parts.headline.append(el("span", "headline-move", `${verb} ${moveName(result.best_move)}`));
+    const purpose = note?.kind === "weaker" ? " on purpose" : "";
+    parts.headline.append(el("span", "headline-move", `${verb} ${moveName(result.best_move)}${purpose}`));
     parts.headline.append(el("span", `score-badge inline score-${score.kind}`, score.text));
+    parts.styleNote.hidden = !note;
+    parts.styleNote.textContent = note ? note.text : "";
 
     parts.pv.replaceChildren();
     [...(result.pv || "")].forEach((move, i) => {
@@ -140,11 +170,13 @@ export function createAnalysisPanel(root, { info, algorithms, onToggleLine, onHo
     parts.candidatesTitle.hidden = entries.length === 0;
     for (const [move, value] of entries) {
       const words = describeScore(value.score, value.exact, info, ply, value.depth ?? null);
-      const item = el("li", move === result.best_move ? "candidate is-best" : "candidate");
+      const strongest = move === note?.strongest.move;
+      const item = el("li", move === result.best_move ? "candidate is-best" : strongest ? "candidate is-strongest" : "candidate");
       item.dataset.move = move;
       item.append(el("span", "candidate-move", move));
       item.append(el("span", `score-badge inline score-${words.kind}`, words.text));
       if (move === result.best_move) item.append(el("span", "candidate-note", played ? "played" : "best"));
+      if (strongest) item.append(el("span", "candidate-note", "search’s best"));
       parts.candidates.append(item);
     }
     parts.candidatesTitle.textContent = played ? "Engine’s options before its move" : `Every option for ${mover}`;

@@ -10,7 +10,7 @@ export function createModel(state) {
     reviewPly: null, // null: the live position
     depthRows: [], // thinking events of the current (or last) search
     searchFrom: state.engine_thinking ? state.moves : null,
-    results: [], // {from, result, kind: "engine" | "analysis"}, oldest first
+    results: [], // {from, result, kind: "engine" | "analysis", level (the game's, for an engine move)}, oldest first
     scores: new Map(), // moves -> the `scores` payload of that position (its side to move's options)
     reviewed: new Map(), // moves -> {score, exact, depth} from the game's review (positions this page missed)
     compare: { from: null, waiting: [] },
@@ -53,9 +53,9 @@ export function engineSearchFrom(state, payload) {
   return null;
 }
 
-export function addResult(model, from, result, kind) {
+export function addResult(model, from, result, kind, level = null) {
   if (from === null) return;
-  model.results.push({ from, result, kind });
+  model.results.push({ from, result, kind, level });
   if (model.results.length > 200) model.results.shift();
 }
 
@@ -69,7 +69,7 @@ export function noteEngineMove(model, result = model.state.last_engine_move) {
     if (result.move_scores && !known.result.move_scores) known.result = { ...known.result, move_scores: result.move_scores };
     return;
   }
-  addResult(model, engineSearchFrom(model.state, result), result, "engine");
+  addResult(model, engineSearchFrom(model.state, result), result, "engine", model.state.settings?.level ?? null);
 }
 
 /**

@@ -31,6 +31,8 @@ const evalGraph = createEvalGraph($("eval-graph"), { info, onSelect: (ply) => re
 const panel = createAnalysisPanel($("analysis"), {
   info,
   algorithms: config.algorithms,
+  levels: config.levels,
+  styles: config.play_styles,
   // A click decides: the hover preview stops until the pointer leaves and comes back,
   // so "Hide line on board" hides it at once.
   onToggleLine: () => update(() => ((model.showLine = !model.showLine), (model.hoverLine = false))),
@@ -342,6 +344,7 @@ function render() {
   panel.renderResult(shownResult ? shownResult.result : null, shownResult ? shownResult.from : "", {
     played: shownResult?.kind === "engine",
     showLine: model.showLine,
+    level: shownResult?.level ?? null,
   });
   const otherAlgorithm = Object.keys(config.algorithms).find((a) => a !== s.settings.algorithm);
   const compareFrom = model.compare.from;

@@ -1,22 +1,20 @@
 """Browser tests: the real server in a subprocess, Debian's Chromium driven by Playwright.
 
-The server is started once per session (``python -m webapp --port P --db D``)
-and killed at the end. ``LOOKAHEAD_TEST_URL=http://127.0.0.1:5000`` points the
-suite at a server that is already running instead.
+The server is started once per session (``python -m webapp --port P --db D``,
+see ``server.py``) and killed at the end. ``LOOKAHEAD_TEST_URL=http://127.0.0.1:5000``
+points the suite at a server that is already running instead.
 """
 
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+
+from tests.browser.server import serve
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -31,24 +29,8 @@ ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
 #: The machine is shared and loaded: wait generously, never assert on time.
 TIMEOUT_MS = 30_000
-#: The server may compile its search kernels on the first start.
-SERVER_START_SECONDS = 180
 
 expect.set_options(timeout=TIMEOUT_MS)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _answers(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=1):
-            return True
-    except OSError:
-        return False
 
 
 @pytest.fixture(scope="session")
@@ -58,35 +40,8 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if given:
         yield given.rstrip("/")
         return
-    port = _free_port()
-    workdir = tmp_path_factory.mktemp("server")
-    log_path = workdir / "server.log"
-    command = [
-        sys.executable,
-        "-m",
-        "webapp",
-        "--port",
-        str(port),
-        "--db",
-        str(workdir / "games.db"),
-    ]
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-        try:
-            deadline = time.monotonic() + SERVER_START_SECONDS
-            while not _answers(port):
-                if process.poll() is not None or time.monotonic() > deadline:
-                    tail = log_path.read_text(errors="replace")[-3000:]
-                    pytest.fail(f"the server did not start ({' '.join(command)}):\n{tail}")
-                time.sleep(0.2)
-            yield f"http://127.0.0.1:{port}"
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+    with serve(tmp_path_factory.mktemp("server")) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
