@@ -24,7 +24,7 @@ from webapp.games import new_game
 from webapp.services import GameService
 from webapp.store import open_store
 from webapp.web.app import socketio
-from webapp.workers import SearchJob
+from webapp.workers import Priority, SearchJob
 
 #: A late Connect Four position (28 stones, the first player to move) whose columns differ;
 #: its best columns win, but not at once (so the engine has a reply to ponder).
@@ -199,3 +199,55 @@ def test_the_engines_options_join_its_move_when_it_was_quicker_than_them(
     assert {payload["moves"] for payload in scores_of(sent)} == {stored.moves}  # none for ""
     last_state = [payload for event, payload, _ in sent if event == protocol.STATE][-1]
     assert last_state["last_engine_move"]["move_scores"] == options
+
+
+def test_at_perfect_the_engines_options_are_finished_exactly_after_the_players_scores(
+    games: tuple[GameService, HoldingPool, Sent],
+) -> None:
+    """The engine moved during the exact pass over its options: that pass is cancelled
+    for the player's scores, then run as lesser work, and the options kept with the move
+    become exact (checked against the pure-Python engine)."""
+    service, pool, sent = games
+    pool.hold.add("scores")
+    record = service.create("tictactoe", {"level": "perfect", "engine_plays": "first"}, owner="me")
+    quick = pool.waiting[-1]
+    assert quick.tag[0] == "scores" and quick.limits.depth is not None
+    pool.waiting.remove(quick)
+    pool.finish(quick)  # the options' shallow pass is in; their exact pass waits
+    exact = pool.waiting[-1]
+    assert exact.moves == "" and exact.limits.depth is None and exact.priority == Priority.SCORES
+    pool.release("engine")  # the engine moves during that pass
+    after = [job for job in pool.waiting if job.tag[0] == "scores" and job is not exact]
+    again = [job for job in after if job.moves == ""]
+    assert len(again) == 1 and again[0].priority == Priority.ANALYSIS  # behind the player's
+    moved = service.store.get(record.id)
+    assert moved is not None and moved.last_engine_move is not None
+    shallow = moved.last_engine_move["move_scores"]
+    assert shallow is not None and not all(s["exact"] for s in shallow.values())
+    pool.release("scores")
+    stored = service.store.get(record.id)
+    assert stored is not None and stored.last_engine_move is not None
+    options = stored.last_engine_move["move_scores"]
+    assert values({"move_scores": options}) == pure_python_scores("tictactoe", "")
+    last_state = [payload for event, payload, _ in sent if event == protocol.STATE][-1]
+    assert last_state["last_engine_move"]["move_scores"] == options
+
+
+def test_the_exact_pass_over_the_engines_options_stops_when_the_player_moves(
+    games: tuple[GameService, HoldingPool, Sent],
+) -> None:
+    service, pool, _ = games
+    pool.hold.add("scores")
+    record = service.create("tictactoe", {"level": "perfect", "engine_plays": "first"}, owner="me")
+    quick = pool.waiting[-1]
+    pool.waiting.remove(quick)
+    pool.finish(quick)
+    pool.release("engine")
+    pool.hold.add("engine")
+    options = next(job for job in pool.waiting if job.priority == Priority.ANALYSIS)
+    cancelled: list[int] = []
+    pool.cancel = cancelled.append  # type: ignore[method-assign]
+    moved = service.store.get(record.id)
+    assert moved is not None
+    service.move(record.id, next(m for m in "123456789" if m not in moved.moves), "me")
+    assert options.id in cancelled

@@ -12,7 +12,10 @@ position also go with the game's state (``state["scores"]``), so a page that
 joins or reloads shows them; the engine's options before its move go with its
 move (``last_engine_move.move_scores``); when the engine was quicker than a
 shallow pass over its own position, that pass is let finish and its scores
-join the move afterwards (``on_options``).
+join the move afterwards (``on_options``). Where the level's scores are exact
+(Perfect), an exact pass over the engine's options follows as lesser work
+(after the player's scores and the pondering), so that they read like the
+move's own exact score rather than a depth-8 estimate beside "win in 14".
 
 Pondering (thinking on the player's time, as chess engines do): once the
 player's options are scored, the engine searches its reply to the player's
@@ -168,13 +171,18 @@ class LiveScores:
                 del self._pondering[record.id]
             else:
                 pondering = None
+        if old is not None and old.moves != record.moves:
+            self._drop_options(record.id)  # an older position's: its move is not the last now
         if old is not None and old.job is not None:
             engines = engine_side(old.record.settings) == len(old.moves) % 2
-            if engines and old.job.limits.depth is not None and record.moves.startswith(old.moves):
+            options = engines and record.moves.startswith(old.moves)
+            if options and old.job.limits.depth is not None:
                 with self._guard:  # a shallow pass over the engine's options: let it finish
                     self._options[record.id] = old
             else:
                 split.cancel(self.pool, old.job)
+                if options and record.moves != old.moves:  # its exact pass: after the player's
+                    self._score_options(old)
         if pondering is not None:
             self.pool.cancel(pondering.job.id)
         if self._closing or record.status != "playing":
@@ -193,6 +201,42 @@ class LiveScores:
         if limits.depth is not None and limits.depth <= QUICK_DEPTH:
             quick = limits  # a shallow level: its one pass is already quick
         self._submit(scoring, quick, last_pass=quick == limits)
+
+    def _score_options(self, options: Scoring) -> None:
+        """Finish the engine's options before its move exactly, once the player's own
+        scores and the pondering are done: a lesser job (``ANALYSIS``), dropped as soon
+        as the game moves on. Only where the level's last pass is exact (Perfect), so
+        that the options read like the move's own exact score (game's lock held)."""
+        if options.limits.depth is not None or options.complete or self._closing:
+            return
+        record = options.record
+        job = SearchJob(
+            record.game,
+            record.moves,
+            SCORES_ALGORITHM,
+            options.limits,
+            seed=self.seed,
+            tag=(SCORES, record.id, None),
+            priority=Priority.ANALYSIS,
+            owner=record.seat_hash,
+            game_id=record.id,
+        )
+        options.job, options.last_pass = job, True
+        with self._guard:
+            self._options[record.id] = options
+        try:
+            split.submit(self.pool, job)
+        except PoolBusy:  # display work: skipped under load
+            with self._guard:
+                if self._options.get(record.id) is options:
+                    del self._options[record.id]
+
+    def _drop_options(self, game_id: str) -> None:
+        """Stop the pass over the engine's options before its last move, if any."""
+        with self._guard:
+            options = self._options.pop(game_id, None)
+        if options is not None and options.job is not None:
+            split.cancel(self.pool, options.job)
 
     def stop(self, game_id: str) -> None:
         """Forget the game's scores and pondering (a new game, or the player left it)."""
@@ -330,6 +374,7 @@ class LiveScores:
         finally:
             out.flush(self.emit)  # told before the next pass can report
         if scoring is None:
+            self._options_done(game_id)
             return
         with self.locks.hold(game_id):
             with self._guard:
@@ -340,6 +385,16 @@ class LiveScores:
             else:
                 self._ponder(scoring)
 
+    def _options_done(self, game_id: str) -> None:
+        """After a shallow pass over the engine's options: their exact pass, if due."""
+        with self.locks.hold(game_id):
+            with self._guard:
+                options = self._options.get(game_id)
+                if options is None or options.job is not None:
+                    return  # none, or under way
+                del self._options[game_id]
+            self._score_options(options)
+
     def _take(
         self, job: SearchJob, result: dict[str, Any] | None, error: str | None, out: Outbox
     ) -> Scoring | None:
@@ -349,8 +404,10 @@ class LiveScores:
         with self._guard:
             options = self._options.get(game_id)
             if options is not None and options.job is job:
-                del self._options[game_id]
-        if options is not None and options.job is job:
+                options.job = None  # kept while its exact pass may follow (``scores_done``)
+                if result is None or options.last_pass:
+                    del self._options[game_id]
+        if options is not None and options.job is None:
             if result is not None:
                 options.merge(result, job.limits)
                 self.on_options(game_id, options.moves, options.payload()["move_scores"], out)

@@ -505,14 +505,18 @@ class Searches:
 
     def _store_options(self, game_id: str, moves: str, scores: dict[str, Any], out: Outbox) -> None:
         """Keep the engine's options before its move with that move, if it is still the
-        game's last (the game's lock is held); the room hears of it with the new state."""
+        game's last (the game's lock is held); the room hears of it with the new state.
+        Later, better scores (the exact pass after a shallow one) replace earlier ones."""
         try:
             record = self.store.get(game_id)
             last = None if record is None else record.last_engine_move
             if record is None or last is None or last.get("moves") != moves:
                 return
-            if self.thinking(game_id) or last.get("move_scores"):
+            known = last.get("move_scores") or {}
+            if self.thinking(game_id) or known == scores:
                 return  # never bump the version an engine search is tied to
+            if known and all(s["exact"] for s in known.values()):
+                return  # already exact: nothing to add
             record.last_engine_move = {**last, "move_scores": scores}
             self.store.save(record)
             self.publish(record, out)
