@@ -4,7 +4,8 @@ A real search on the real position, but only when the test says so: a held
 search writes ``started-LABEL`` (the worker's pid; LABEL is ``game-moves``)
 in the folder named by ``$LOOKAHEAD_TEST_HOLD`` and waits until
 ``release-all`` exists there, or until it is cancelled (then it writes
-``cancelled-LABEL``). ``crashing_engine`` kills its worker until ``heal``
+``cancelled-LABEL``). ``held_trace`` holds a trace so (LABEL is
+``trace-game-moves``). ``crashing_engine`` kills its worker until ``heal``
 exists. The test's side of the files is ``fake_searches.Holds``.
 """
 
@@ -17,9 +18,10 @@ from typing import Any
 
 from tests.web.fake_searches import HOLD_ENV, POLL
 from webapp.engine.search import Limits
-from webapp.workers.worker import run_search
+from webapp.workers.worker import run_search, run_trace
 
 HELD = "tests.web.held_engine:held_engine"
+HELD_TRACE = "tests.web.held_engine:held_trace"
 CRASHING = "tests.web.held_engine:crashing_engine"
 
 
@@ -43,6 +45,26 @@ def held_engine(
             return run_search(game, moves, algorithm, Limits(depth=1), **cut_short)
         time.sleep(POLL)
     return run_search(game, moves, algorithm, limits, **options)
+
+
+def trace_label(game: str, moves: str) -> str:
+    """The name a trace of ``moves`` goes by in the hold folder."""
+    return f"trace-{label(game, moves)}"
+
+
+def held_trace(
+    game: str, moves: str, algorithm: str, limits: Limits, **options: Any
+) -> dict[str, Any]:
+    """``run_trace`` once the test releases it (written down as ``trace-game-moves``)."""
+    folder = Path(os.environ[HOLD_ENV])
+    name = trace_label(game, moves)
+    _mark(folder, "started", name)
+    while not (folder / "release-all").exists():
+        if options["cancel"].is_set():
+            _mark(folder, "cancelled", name)
+            return {"cancelled": True}
+        time.sleep(POLL)
+    return run_trace(game, moves, algorithm, limits, **options)
 
 
 def crashing_engine(
