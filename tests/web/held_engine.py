@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.web.fake_searches import HOLD_ENV, POLL
-from webapp.engine.search import Limits
+from webapp.engine.search import CancelFlag, Limits
 from webapp.workers.worker import run_search, run_trace
 
 HELD = "tests.web.held_engine:held_engine"
@@ -34,16 +34,10 @@ def held_engine(
     game: str, moves: str, algorithm: str, limits: Limits, **options: Any
 ) -> dict[str, Any]:
     """``run_search`` once the test releases it (``options``: its keyword arguments)."""
-    folder = Path(os.environ[HOLD_ENV])
-    name = label(game, moves)
-    _mark(folder, "started", name)
-    while not (folder / "release-all").exists():
-        if options["cancel"].is_set():
-            _mark(folder, "cancelled", name)
-            # What a real search cut short returns: a move from the depths it finished.
-            cut_short = options | {"cancel": _NEVER}
-            return run_search(game, moves, algorithm, Limits(depth=1), **cut_short)
-        time.sleep(POLL)
+    if not _hold(label(game, moves), options["cancel"]):
+        # What a real search cut short returns: a move from the depths it finished.
+        cut_short = options | {"cancel": _NEVER}
+        return run_search(game, moves, algorithm, Limits(depth=1), **cut_short)
     return run_search(game, moves, algorithm, limits, **options)
 
 
@@ -56,15 +50,21 @@ def held_trace(
     game: str, moves: str, algorithm: str, limits: Limits, **options: Any
 ) -> dict[str, Any]:
     """``run_trace`` once the test releases it (written down as ``trace-game-moves``)."""
+    if not _hold(trace_label(game, moves), options["cancel"]):
+        return {"cancelled": True}  # thrown away by the pool
+    return run_trace(game, moves, algorithm, limits, **options)
+
+
+def _hold(name: str, cancel: CancelFlag) -> bool:
+    """Wait until the test releases every search (True) or ``cancel`` is set (False)."""
     folder = Path(os.environ[HOLD_ENV])
-    name = trace_label(game, moves)
     _mark(folder, "started", name)
     while not (folder / "release-all").exists():
-        if options["cancel"].is_set():
+        if cancel.is_set():
             _mark(folder, "cancelled", name)
-            return {"cancelled": True}
+            return False
         time.sleep(POLL)
-    return run_trace(game, moves, algorithm, limits, **options)
+    return True
 
 
 def crashing_engine(

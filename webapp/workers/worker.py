@@ -231,13 +231,11 @@ def _run(conn: Connection, functions: Functions, task: Task, cancel: RunCancel) 
         except (EOFError, OSError) as err:
             raise _ServerGone from err
 
+    position = (task.game, task.moves, task.algorithm, task.limits)
     try:
         if task.kind == SEARCH:
             result = functions.search(
-                task.game,
-                task.moves,
-                task.algorithm,
-                task.limits,
+                *position,
                 move_scores=task.move_scores,
                 seed=task.seed,
                 progress=relay,
@@ -245,13 +243,7 @@ def _run(conn: Connection, functions: Functions, task: Task, cancel: RunCancel) 
             )
         elif task.kind == TRACE:
             result = functions.trace(
-                task.game,
-                task.moves,
-                task.algorithm,
-                task.limits,
-                ordering=task.ordering,
-                seed=task.seed,
-                cancel=cancel,
+                *position, ordering=task.ordering, seed=task.seed, cancel=cancel
             )
         else:
             raise ValueError(f"unknown job kind {task.kind!r}")
