@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import threading
 from typing import Any, cast
 
 import pytest
@@ -149,6 +150,15 @@ def test_a_trace_past_its_limit_is_truncated_and_keeps_the_last_iteration() -> N
     assert traced.iterations and traced.best_move is not None
     empty = trace(new_game("tictactoe", ""), "minimax", 9, limit=10)
     assert empty.truncated and empty.best_move is None and empty.root_value is None
+
+
+def test_a_cancelled_trace_stops_short_of_its_tree() -> None:
+    game = new_game("tictactoe", "15")
+    stop = threading.Event()
+    stop.set()  # a worker's trace cancelled (or preempted) before it got far
+    cut = trace(game, "minimax", 9, limit=MAX_LIMIT, cancel=stop)
+    assert cut.node_count < trace(game, "minimax", 9, limit=MAX_LIMIT).node_count == 7332
+    assert game.moves_played == 2  # left as it was
 
 
 def test_iterations_each_start_a_new_root() -> None:

@@ -13,12 +13,17 @@ import redis
 from tests.servers import free_port
 from tests.web.fake_searches import job
 from tests.web.helpers import wait_until
-from webapp.workers import PoolBusy, Priority, SearchJob
+from webapp.engine.search import Limits
+from webapp.workers import SEARCH, TRACE, PoolBusy, Priority, SearchJob
 from webapp.workers import queue_pool as queue_pool_module
 from webapp.workers.queue import (
+    ANALYSIS,
     PLAY,
     cancel_key,
     epoch_key,
+    job_of,
+    job_payload,
+    message_of,
     queue_key,
     replies_key,
     reply,
@@ -73,6 +78,18 @@ def test_a_job_goes_on_its_queue_with_its_search_and_a_cancel_reaches_its_key(
     pool.cancel(engine.id)
     assert client.exists(cancel_key(payload["uid"]))
     assert int(client.get(epoch_key("g1")) or 0) == 2  # the game's scores are moot
+
+
+def test_a_trace_travels_as_a_trace_on_the_analysis_queue() -> None:
+    limits = Limits(depth=4, nodes=900)
+    tree = SearchJob("connect4", "4453", "alphabeta", limits, priority=Priority.ANALYSIS,
+                     kind=TRACE, ordering="natural")  # fmt: skip
+    payload = job_payload(tree, "uid", "pool")
+    assert message_of(payload).queue_name == ANALYSIS
+    again = job_of(json.loads(json.dumps(payload)))
+    assert (again.kind, again.ordering, again.limits) == (TRACE, "natural", tree.limits)
+    older = {key: value for key, value in payload.items() if key not in ("kind", "ordering")}
+    assert job_of(older).kind == SEARCH  # a message from before kinds is a search
 
 
 def test_a_reply_reaches_on_result_and_one_for_a_cancelled_job_is_dropped(

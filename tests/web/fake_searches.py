@@ -1,7 +1,8 @@
 """Search functions for the pool's tests, run inside worker processes, and the files they use.
 
 A pool made with ``search_fn=SCRIPTED`` runs ``scripted`` in its workers: the
-job's ``algorithm`` picks the behaviour and its ``moves`` are a label. A held
+job's ``algorithm`` picks the behaviour and its ``moves`` are a label. Its
+trace jobs run ``traced`` (``trace_fn=TRACED``), the same behaviours. A held
 search writes ``started-LABEL`` (one line per run: the worker's pid), then
 waits until ``release-LABEL`` or ``release-all`` exists in the folder named by
 ``$LOOKAHEAD_TEST_HOLD``, or until it is cancelled (then it writes
@@ -70,6 +71,28 @@ def parts(
 
 
 PARTS = "tests.web.fake_searches:parts"
+
+
+def traced(
+    game: str,
+    moves: str,
+    algorithm: str,
+    limits: Limits,
+    *,
+    ordering: str,
+    seed: int | None,
+    cancel: CancelFlag,
+) -> dict[str, Any]:
+    """A trace function: the behaviour named by ``algorithm`` on the label ``moves``,
+    its answer marked as a trace's."""
+    return BEHAVIOURS[algorithm](moves, _no_progress, cancel) | {"trace": ordering}
+
+
+TRACED = "tests.web.fake_searches:traced"
+
+
+def _no_progress(progress: Progress) -> None:
+    raise AssertionError("a trace reports no progress")
 
 
 def held(label: str, progress: Callable[[Progress], None], cancel: CancelFlag) -> dict[str, Any]:
@@ -208,6 +231,7 @@ class Pools:
         settings: dict[str, Any] = {
             "warm_up": False,
             "search_fn": SCRIPTED,
+            "trace_fn": TRACED,
             "restart_backoff": (0.001, 0.01),
             "cancel_grace": WAIT,  # held searches obey at once; tests of deaf ones lower this
             "on_progress": recorder.on_progress,

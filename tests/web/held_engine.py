@@ -4,7 +4,8 @@ A real search on the real position, but only when the test says so: a held
 search writes ``started-LABEL`` (the worker's pid; LABEL is ``game-moves``)
 in the folder named by ``$LOOKAHEAD_TEST_HOLD`` and waits until
 ``release-all`` exists there, or until it is cancelled (then it writes
-``cancelled-LABEL``). ``crashing_engine`` kills its worker until ``heal``
+``cancelled-LABEL``). ``held_trace`` holds a trace so (LABEL is
+``trace-game-moves``). ``crashing_engine`` kills its worker until ``heal``
 exists. The test's side of the files is ``fake_searches.Holds``.
 """
 
@@ -16,10 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from tests.web.fake_searches import HOLD_ENV, POLL
-from webapp.engine.search import Limits
-from webapp.workers.worker import run_search
+from webapp.engine.search import CancelFlag, Limits
+from webapp.workers.worker import run_search, run_trace
 
 HELD = "tests.web.held_engine:held_engine"
+HELD_TRACE = "tests.web.held_engine:held_trace"
 CRASHING = "tests.web.held_engine:crashing_engine"
 
 
@@ -32,17 +34,37 @@ def held_engine(
     game: str, moves: str, algorithm: str, limits: Limits, **options: Any
 ) -> dict[str, Any]:
     """``run_search`` once the test releases it (``options``: its keyword arguments)."""
+    if not _hold(label(game, moves), options["cancel"]):
+        # What a real search cut short returns: a move from the depths it finished.
+        cut_short = options | {"cancel": _NEVER}
+        return run_search(game, moves, algorithm, Limits(depth=1), **cut_short)
+    return run_search(game, moves, algorithm, limits, **options)
+
+
+def trace_label(game: str, moves: str) -> str:
+    """The name a trace of ``moves`` goes by in the hold folder."""
+    return f"trace-{label(game, moves)}"
+
+
+def held_trace(
+    game: str, moves: str, algorithm: str, limits: Limits, **options: Any
+) -> dict[str, Any]:
+    """``run_trace`` once the test releases it (written down as ``trace-game-moves``)."""
+    if not _hold(trace_label(game, moves), options["cancel"]):
+        return {"cancelled": True}  # thrown away by the pool
+    return run_trace(game, moves, algorithm, limits, **options)
+
+
+def _hold(name: str, cancel: CancelFlag) -> bool:
+    """Wait until the test releases every search (True) or ``cancel`` is set (False)."""
     folder = Path(os.environ[HOLD_ENV])
-    name = label(game, moves)
     _mark(folder, "started", name)
     while not (folder / "release-all").exists():
-        if options["cancel"].is_set():
+        if cancel.is_set():
             _mark(folder, "cancelled", name)
-            # What a real search cut short returns: a move from the depths it finished.
-            cut_short = options | {"cancel": _NEVER}
-            return run_search(game, moves, algorithm, Limits(depth=1), **cut_short)
+            return False
         time.sleep(POLL)
-    return run_search(game, moves, algorithm, limits, **options)
+    return True
 
 
 def crashing_engine(

@@ -14,7 +14,7 @@ import pytest
 
 from tests.web.fake_searches import Pools, job, open_pools
 from tests.web.helpers import wait_until
-from webapp.workers import DROPPED, PoolBusy, Priority
+from webapp.workers import DROPPED, TRACE, PoolBusy, Priority
 from webapp.workers.pool import LESSER_NICE
 from webapp.workers.scheduler import Scheduler
 
@@ -102,6 +102,31 @@ def test_one_worker_preempts_its_analysis_for_an_engine_move(pools: Pools) -> No
     pools.holds.release("analysis")
     pools.recorder.result(analysis)
     assert pools.recorder.finished == ["engine", "analysis"]
+
+
+def test_an_engine_move_preempts_a_trace_which_then_runs_again(pools: Pools) -> None:
+    pool = pools(1)  # one worker: a trace runs there, and is preempted
+    tree = pool.submit(job("tree", "hold", ANALYSIS, kind=TRACE))
+    pools.holds.started("tree")
+    engine = pool.submit(job("engine"))
+    assert pools.recorder.result(engine)[1] is None
+    assert pools.holds.cancelled("tree")
+    pools.holds.started("tree", times=2)  # back at the front of its class, run again
+    pools.holds.release("tree")
+    result, error = pools.recorder.result(tree)
+    assert error is None and result is not None and result["trace"] == "engine"
+    assert not result["cancelled"] and pools.recorder.finished == ["engine", "tree"]
+
+
+def test_a_trace_is_lesser_work_the_engine_worker_never_takes(pools: Pools) -> None:
+    pool = pools(2)  # reserve=1: worker 0 takes engine moves only
+    pool.submit(job("t1", "hold", ANALYSIS, owner="x", kind=TRACE))
+    tracing = pools.holds.started("t1")
+    waiting = pool.submit(job("t2", "hold", ANALYSIS, owner="y", kind=TRACE))
+    wait_until(lambda: pools.recorder.place(waiting) == 1)  # the idle engine worker won't take it
+    ours = os.getpriority(os.PRIO_PROCESS, 0)
+    assert os.getpriority(os.PRIO_PROCESS, tracing) == min(19, ours + LESSER_NICE)
+    assert not pools.holds.runs("t2")
 
 
 def test_a_reserved_worker_serves_engine_moves_without_preempting(pools: Pools) -> None:

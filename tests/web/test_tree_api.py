@@ -1,4 +1,5 @@
-"""``GET /api/tree`` and the ``/tree`` page: checked input, bounded answers, rate limits."""
+"""``GET /api/tree`` and the ``/tree`` page: checked input, bounded answers, rate limits,
+and the traces run in the search pool (refused or timed out as busy)."""
 
 from __future__ import annotations
 
@@ -9,13 +10,16 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from tests.web.helpers import create, make_app
+from tests.web.conftest import MakeHeld
+from tests.web.held_engine import HELD_TRACE, label, trace_label
+from tests.web.helpers import WAIT, create, make_app, wait_until
 from webapp import protocol
 from webapp.engine.results import Limits
 from webapp.engine.search import search
-from webapp.engine.trace import MAX_LIMIT
+from webapp.engine.trace import MAX_LIMIT, trace
 from webapp.games import new_game
-from webapp.web.app import close_app
+from webapp.services.tree import Trees
+from webapp.web.app import close_app, service_of
 
 
 def test_a_tree_is_the_engines_search(client: FlaskClient) -> None:
@@ -111,3 +115,31 @@ def test_the_game_page_links_to_the_tree_of_its_position(client: FlaskClient) ->
     page = client.get(f"/g/{state['id']}").get_data(as_text=True)
     assert 'id="tree-link"' in page
     assert "/tree?game=connect4&amp;algorithm=alphabeta&amp;moves=4453" in page
+
+
+def test_a_trace_the_pool_refuses_is_busy(held: MakeHeld) -> None:
+    app, holds = held(ANALYSIS_WAIT_SECONDS=0.05, SEARCH_OWNER_LIMIT=1)
+    client = app.test_client()
+    assert client.get("/api/analysis?game=tictactoe&moves=1").status_code == 202  # runs
+    holds.started(label("tictactoe", "1"))
+    assert client.get("/api/analysis?game=tictactoe&moves=2").status_code == 202  # waits
+    busy = client.get("/api/tree?game=tictactoe&moves=5")  # one more of the same owner's
+    assert busy.status_code == 503 and busy.headers["Retry-After"]
+    error = busy.get_json()["error"]
+    assert error["code"] == protocol.BUSY and "waiting" in error["message"]
+
+
+def test_a_trace_not_drawn_in_time_is_busy_and_cancelled(held: MakeHeld) -> None:
+    app, holds = held(TRACE_FUNCTION=HELD_TRACE, TREE_WAIT_SECONDS=0.05)
+    assert service_of(app).searches.pool.wait_ready(WAIT)  # the trace goes to a worker at once
+    client = app.test_client()
+    query = "/api/tree?game=tictactoe&moves=15&algorithm=minimax"
+    late = client.get(query)  # its trace is held: it cannot come in time
+    assert late.status_code == 503 and late.get_json()["error"]["code"] == protocol.BUSY
+    wait_until(lambda: holds.cancelled(trace_label("tictactoe", "15")))  # its worker is free
+    holds.release()
+    trees: Trees = app.extensions["lookahead_trees"]
+    trees.wait = WAIT  # a patient request now
+    tree = client.get(query).get_json()
+    direct = trace(new_game("tictactoe", "15"), "minimax", 9).to_dict()
+    assert {key: tree[key] for key in direct} == direct  # the same tree, from the pool

@@ -16,8 +16,10 @@ import pytest
 from tests.web.fake_searches import Pools, job, open_pools
 from tests.web.helpers import WAIT, wait_until
 from webapp.engine.search import Limits
+from webapp.engine.trace import trace
 from webapp.games import new_game
-from webapp.workers import PoolBusy, SearchJob, SearchPool
+from webapp.workers import TRACE, PoolBusy, Priority, SearchJob, SearchPool
+from webapp.workers.pool import DEFAULT_TRACE
 
 
 @pytest.fixture
@@ -52,6 +54,32 @@ def test_a_search_function_that_raises_reports_its_error(pools: Pools) -> None:
     result, error = pools.recorder.result(pool.submit(job("x", "fail")))
     assert result is None and error == "ValueError: search x failed on purpose"
     assert pools.recorder.result(pool.submit(job("next")))[0] is not None  # the worker lives on
+
+
+def test_a_trace_job_answers_the_tree_the_trace_function_gives(pools: Pools) -> None:
+    pool = pools(1, trace_fn=DEFAULT_TRACE)  # scripted searches, the real traces
+    limits = Limits(depth=4, nodes=3000)
+    tree = SearchJob("connect4", "4453", "alphabeta", limits, seed=0, kind=TRACE,
+                     ordering="natural", priority=Priority.ANALYSIS)  # fmt: skip
+    searched = pool.submit(job("4453"))  # a search in the same worker: the search function
+    result, error = pools.recorder.result(pool.submit(tree))
+    direct = trace(new_game("connect4", "4453"), "alphabeta", 4, ordering="natural", limit=3000)
+    assert error is None and result == direct.to_dict()
+    assert result["node_count"] > 100  # a real tree, not a stub
+    assert not [seen for seen, _ in pools.recorder.progress if seen == tree.id]
+    found, _ = pools.recorder.result(searched)
+    assert found is not None and found["best_move"] == "4453" and "nodes" not in found
+
+
+def test_a_trace_job_is_cancelled_inside_the_worker_like_a_search(pools: Pools) -> None:
+    pool = pools(1)
+    held = pool.submit(job("tree", "hold", Priority.ANALYSIS, kind=TRACE))
+    pid = pools.holds.started("tree")
+    pool.cancel(held)
+    wait_until(lambda: pools.holds.cancelled("tree"))  # the trace saw the flag and returned
+    result, error = pools.recorder.result(pool.submit(job("next")))
+    assert error is None and result is not None and result["pid"] == pid  # the same worker
+    assert held not in pools.recorder.results  # a cancelled trace is never reported
 
 
 def test_progress_is_relayed_per_depth(pools: Pools) -> None:

@@ -42,7 +42,7 @@ from typing import Any
 from webapp.engine.driver import Budget, drive
 from webapp.engine.game import Game, Move
 from webapp.engine.python_engine import PythonEngine
-from webapp.engine.results import ALGORITHMS, Limits, Progress
+from webapp.engine.results import ALGORITHMS, CancelFlag, Limits, Progress
 from webapp.engine.scores import INFINITY, is_decisive, to_public
 from webapp.engine.table import EXACT, LOWER, Entry, TranspositionTable
 
@@ -137,10 +137,16 @@ class RecordingTable(TranspositionTable):
 class TracedEngine(PythonEngine):
     """``PythonEngine`` whose every node is logged by ``recorder`` (see the module docstring)."""
 
-    def __init__(self, game: Game, recorder: Recorder, natural: bool = False) -> None:
+    def __init__(
+        self,
+        game: Game,
+        recorder: Recorder,
+        natural: bool = False,
+        cancel: CancelFlag | None = None,
+    ) -> None:
         self.recorder = recorder
         self.recording_table = RecordingTable(recorder)
-        super().__init__(game, Budget(Limits(), None), self.recording_table)
+        super().__init__(game, Budget(Limits(), cancel), self.recording_table)
         if natural:
             self.game = NaturalOrder(game)
 
@@ -249,9 +255,13 @@ def trace(
     ordering: str = "engine",
     limit: int = DEFAULT_LIMIT,
     seed: int = 0,
+    cancel: CancelFlag | None = None,
 ) -> Trace:
     """Search ``game`` (left unchanged) as ``search(game, algorithm, Limits(depth=depth),
     native=False, seed=seed)`` does, logging every node (at most ``limit``).
+
+    ``cancel`` stops it as it stops a search (a worker's trace is cancelled or
+    preempted like any job): the answer is then cut short and not to be shown.
 
     >>> from webapp.games import new_game
     >>> position = new_game("tictactoe", "1529")  # X to move, and cell 3 wins at once
@@ -271,7 +281,7 @@ def trace(
         return Trace([], game.terminal_score(), True, None, "", 0, False, [])
     position = game.copy()
     recorder = Recorder(position, limit)
-    engine = TracedEngine(position, recorder, natural=ordering == "natural")
+    engine = TracedEngine(position, recorder, natural=ordering == "natural", cancel=cancel)
     completed: list[Progress] = []
     limits = Limits(depth=depth)
     try:

@@ -1,42 +1,53 @@
-"""Search trees for the explorer: a position's traced search, checked, bounded, few at a time.
+"""Search trees for the explorer: a position's traced search, checked, run in the search pool.
 
 ``GET /api/tree`` answers with every node the engine visits (``webapp.engine.trace``).
 
-Why the request's own thread and not the search pool: the pool's workers run
-one search function, fixed when they start, and send back a search result;
-a trace is another kind of job with another answer, which the workers'
-protocol does not carry yet. Running it here is affordable because it is
-bounded twice: by nodes (``MAX_LIMIT``, 50,000 pure-Python nodes, about
-0.5 s of one core; the default 5,000 take about 0.05 s) and by concurrency
-(``CONCURRENT`` traces at once; a request waits ``WAIT_SECONDS`` for a turn,
-then is refused as busy), on top of the per-browser rate limit the web layer
-applies. So the server spends at most ``CONCURRENT`` cores' worth of short
-bursts on trees, whatever the traffic.
+A trace is a search like any other, so it runs where searches run: in the
+worker pool (or, with ``--redis``, on a search host), never on the request's
+thread. It is a job of kind ``TRACE`` at ``Priority.ANALYSIS``: it waits its
+turn behind engine moves and the scores of a player's own game, takes turns
+with its asker's other analyses (``owner``, bounded per owner like them),
+never runs on the worker kept for engine moves, and an engine move that finds
+every worker busy preempts it. Its worker's answer is ``Trace.to_dict()``.
+It stays cheap to run: at most ``MAX_LIMIT`` nodes (50,000 pure-Python
+nodes, about 0.5 s of one core; the default 5,000 about 0.05 s), on top of
+the per-browser rate limit the web layer applies.
+
+The request waits for its trace ``wait`` seconds (longer than one analysis's
+budget, so a trace queued behind one still gets its turn); past that, the job
+is cancelled and the request refused as busy (503), as when the pool refuses
+it.
+
+# The pool's callbacks
+``Trees`` puts itself in front of the pool's callbacks, as ``Analyses`` does:
+a job tagged with a ``Waiting`` is its own, every other job goes on to the
+callbacks it found there.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from webapp import protocol
 from webapp.engine.game import IllegalMoveError
-from webapp.engine.results import ALGORITHMS
-from webapp.engine.trace import DEFAULT_LIMIT, MAX_LIMIT, ORDERINGS, trace
+from webapp.engine.results import ALGORITHMS, Limits
+from webapp.engine.trace import DEFAULT_LIMIT, MAX_LIMIT, ORDERINGS
 from webapp.games import GAMES, new_game
 from webapp.services.errors import GameError
 from webapp.services.positions import MAX_MOVES_LENGTH
+from webapp.workers import TRACE, Pool, PoolBusy, Priority, SearchJob
 
-#: Traces running at once, and how long a request waits for a turn.
-CONCURRENT = 1
-WAIT_SECONDS = 5.0
+#: Seconds a request waits for its trace before it is refused as busy (see the docstring).
+WAIT_SECONDS = 15.0
+#: The seed of a trace's tie-breaks: a position's tree is always the same one.
+SEED = 0
 #: The depth a tree is searched to unless asked: the whole tic-tac-toe tree, and a
 #: Connect Four depth whose alpha-beta tree fits in the default node limit.
 DEFAULT_DEPTH = {"tictactoe": 9, "connect4": 4}
 MAX_DEPTH = protocol.MAX_DEPTH
-
-_turns = threading.BoundedSemaphore(CONCURRENT)
 
 
 def tree_request(args: Mapping[str, str]) -> dict[str, Any]:
@@ -85,20 +96,77 @@ def _number(args: Mapping[str, str], name: str, default: int, largest: int) -> i
     return int(text)
 
 
-def search_tree(args: Mapping[str, str]) -> dict[str, Any]:
-    """The traced search a tree request asks for: the request echoed, then the trace
-    (``nodes, root_value, exact, best_move, pv, node_count, truncated, iterations``)."""
-    request = tree_request(args)
-    if not _turns.acquire(timeout=WAIT_SECONDS):
-        raise GameError(protocol.BUSY, "The server is drawing other trees: try again soon.")
-    try:
-        found = trace(
-            new_game(request["game"], request["moves"]),
-            request["algorithm"],
-            request["depth"],
-            ordering=request["ordering"],
-            limit=request["limit"],
+@dataclass(eq=False)
+class Waiting:
+    """The tag of a trace job: its outcome, once the pool reports it."""
+
+    done: threading.Event = field(default_factory=threading.Event)
+    result: dict[str, Any] | None = None
+    error: str | None = None
+
+
+class Trees:
+    """Traced searches in ``pool``; see the module docstring."""
+
+    def __init__(self, pool: Pool, *, wait: float = WAIT_SECONDS) -> None:
+        self.pool, self.wait = pool, wait
+        self._next_progress = pool.on_progress
+        self._next_result, self._next_queued = pool.on_result, pool.on_queued
+        pool.on_progress, pool.on_result, pool.on_queued = (
+            self._on_progress,
+            self._on_result,
+            self._on_queued,
         )
-    finally:
-        _turns.release()
-    return request | found.to_dict()
+
+    def search_tree(self, args: Mapping[str, str], owner: str = "") -> dict[str, Any]:
+        """The traced search a tree request asks for: the request echoed, then the trace
+        (``nodes, root_value, exact, best_move, pv, node_count, truncated, iterations``).
+
+        Raises GameError: the request's (``tree_request``), BUSY when the pool refuses
+        the trace or it has not run within ``wait`` seconds, ENGINE_FAILED when it failed.
+        """
+        request = tree_request(args)
+        waiting = Waiting()
+        job = SearchJob(
+            request["game"],
+            request["moves"],
+            request["algorithm"],
+            Limits(depth=request["depth"], nodes=request["limit"]),
+            seed=SEED,
+            tag=waiting,
+            move_scores=False,
+            priority=Priority.ANALYSIS,
+            owner=owner,
+            kind=TRACE,
+            ordering=request["ordering"],
+        )
+        try:
+            self.pool.submit(job)
+        except PoolBusy as busy:
+            raise GameError(protocol.BUSY, f"The server is busy: {busy}. Try again soon.") from None
+        if not waiting.done.wait(self.wait):
+            self.pool.cancel(job.id)  # nobody waits for it any more: free its worker
+            if not waiting.done.is_set():  # (unless its answer came meanwhile)
+                raise GameError(
+                    protocol.BUSY,
+                    "The search workers are busy: the tree was not drawn. Try again soon.",
+                )
+        if waiting.result is None:
+            raise GameError(protocol.ENGINE_FAILED, f"The trace failed: {waiting.error}")
+        return request | waiting.result
+
+    # -- the pool's callbacks (relay thread) ------------------------------------------
+    def _on_progress(self, job: SearchJob, progress: dict[str, Any]) -> None:
+        if not isinstance(job.tag, Waiting):  # a trace tells no progress
+            self._next_progress(job, progress)
+
+    def _on_result(self, job: SearchJob, result: dict[str, Any] | None, error: str | None) -> None:
+        if not isinstance(job.tag, Waiting):
+            self._next_result(job, result, error)
+            return
+        job.tag.result, job.tag.error = result, error
+        job.tag.done.set()
+
+    def _on_queued(self, job: SearchJob, place: int) -> None:
+        if not isinstance(job.tag, Waiting):
+            self._next_queued(job, place)

@@ -26,7 +26,7 @@ from webapp.web import admission, api, identity, pages, sockets, tree  # noqa: F
 from webapp.web.extensions import socketio
 from webapp.web.packets import SafePacket
 from webapp.workers import SearchPool
-from webapp.workers.pool import DEFAULT_SEARCH
+from webapp.workers.pool import DEFAULT_SEARCH, DEFAULT_TRACE
 from webapp.workers.queue_pool import QueuePool
 
 log = logging.getLogger(__name__)
@@ -63,6 +63,7 @@ DEFAULTS: dict[str, Any] = {
     "SEARCH_RESERVE": 1,  # workers kept for engine moves (analyses use the others)
     "SEARCH_RESTART_BACKOFF": (0.5, 30.0),  # seconds before a dead worker's replacement (min, max)
     "SEARCH_FUNCTION": DEFAULT_SEARCH,  # "module:function" run in the workers (tests swap it)
+    "TRACE_FUNCTION": DEFAULT_TRACE,  # the same for the search explorer's traces
     "ENGINE_RETRY_DELAYS": RETRY_DELAYS,  # seconds before each retry of a failed engine move
     "SEARCH_WARMUP": True,  # warm the engine (compile kernels) when a worker starts
     "SEARCH_SEED": None,  # a fixed seed makes the engine's tie-breaks repeatable (tests)
@@ -78,6 +79,7 @@ DEFAULTS: dict[str, Any] = {
     # Rate limits ("N/minute"; None = none), per identity cookie and per address.
     **admission.DEFAULTS,
     **api.DEFAULTS,  # the analysis endpoints' budgets
+    **tree.DEFAULTS,  # the tree endpoint's wait
     # Retention: unfinished games untouched for N days and finished games older than
     # M days are deleted every RETENTION_EVERY_HOURS (0 = never; `python -m webapp prune`).
     "RETENTION_UNFINISHED_DAYS": retention.UNFINISHED_DAYS,
@@ -137,6 +139,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     )
     app.extensions["lookahead"] = service
     api.init_app(app, pool)  # after the service: the analyses go in front of its callbacks
+    tree.init_app(app, pool)  # and the traces in front of theirs
     pool.start(socketio.start_background_task)
     service.resume()
     weakref.finalize(app, service.close)  # at exit, if nobody closed it first
@@ -157,6 +160,7 @@ def search_pool(app: Flask) -> SearchPool:
         app.config["SEARCH_QUEUE_LIMIT"],
         warm_up=app.config["SEARCH_WARMUP"],
         search_fn=app.config["SEARCH_FUNCTION"],
+        trace_fn=app.config["TRACE_FUNCTION"],
         owner_limit=app.config["SEARCH_OWNER_LIMIT"],
         game_limit=app.config["SEARCH_GAME_LIMIT"],
         reserve=app.config["SEARCH_RESERVE"],

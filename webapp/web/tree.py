@@ -1,26 +1,39 @@
 """The search-tree explorer: its page (``/tree``) and its data (``GET /api/tree``).
 
 The page is a shell: its script reads the same query (``game, moves,
-algorithm, depth``) and asks the API for the nodes. Both refuse a bad
-position the same way (``webapp.services.tree.tree_request``); the API
-answers ``{"error": {code, message}}``, the page a readable error page.
+algorithm, depth``) and asks the API for the nodes, which are traced in the
+search pool (``webapp.services.tree.Trees``). Both refuse a bad position the
+same way (``webapp.services.tree.tree_request``); the API answers
+``{"error": {code, message}}``, the page a readable error page.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, jsonify, render_template, request
+from flask import Blueprint, Flask, Response, current_app, jsonify, render_template, request
 
 from webapp import protocol
 from webapp.engine.trace import DEFAULT_LIMIT, MAX_LIMIT
 from webapp.services import GameError
-from webapp.services.tree import search_tree, tree_request
+from webapp.services.tree import WAIT_SECONDS, Trees, tree_request
 from webapp.web.admission import admit
 from webapp.web.api import game_error
+from webapp.web.identity import requester
 from webapp.web.pages import error_page
+from webapp.workers import Pool
 
 bp = Blueprint("tree", __name__)
+
+#: Configuration of the tree endpoint (create_app's DEFAULTS include it).
+DEFAULTS: dict[str, float] = {
+    "TREE_WAIT_SECONDS": WAIT_SECONDS,  # a request waits this long for its trace, then 503
+}
+
+
+def init_app(app: Flask, pool: Pool) -> None:
+    """The traces, in ``pool`` (after the analyses: they go in front of its callbacks)."""
+    app.extensions["lookahead_trees"] = Trees(pool, wait=app.config["TREE_WAIT_SECONDS"])
 
 
 bp.register_error_handler(GameError, game_error)  # the JSON API's errors, Retry-After and all
@@ -30,7 +43,8 @@ bp.register_error_handler(GameError, game_error)  # the JSON API's errors, Retry
 def tree_data() -> Response:
     """Every node of the search, in visit order (see the README's "Search-tree explorer")."""
     admit("analyse")
-    response = jsonify(search_tree(request.args))
+    trees: Trees = current_app.extensions["lookahead_trees"]
+    response = jsonify(trees.search_tree(request.args, owner=requester()))
     response.headers["Cache-Control"] = "no-store"
     return response
 

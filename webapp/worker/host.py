@@ -15,8 +15,10 @@ A Dramatiq thread only waits: the search runs in the pool's processes.
   and stored. The message is acknowledged once the game has moved on, so a
   host that dies mid-search leaves it to another (``queue.HEARTBEAT_TIMEOUT``);
   a second run finds the game moved on, so nothing is applied twice.
-* An analysis or scores search: run in the pool, its result sent back to the
-  web process that asked (which sends it on to its client).
+* An analysis, a scores search or a search explorer's trace (the message's
+  ``kind``): run in the pool, at the message's priority (never on the process
+  kept for moves; a move preempts it), its result sent back to the web
+  process that asked (which sends it on to its client).
 
 Every room is reached through Flask-SocketIO's message queue (``emit``).
 A cancelled job (its cancel key, see ``watch.py``) stops within a second;
@@ -214,7 +216,7 @@ class SearchHost:
                     self.searches.stop_engine(game_id)
                 return CANCELLED
 
-    # -- an analysis or scores search (a Dramatiq thread) --------------------------------
+    # -- an analysis, scores search or trace (a Dramatiq thread) -------------------------
     def analyse(self, payload: dict[str, Any]) -> None:
         uid = payload["uid"]
         cancelled = self.watch.track(uid)

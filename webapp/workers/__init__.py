@@ -1,6 +1,7 @@
-"""Engine searches in worker processes, never on a request's thread.
+"""Engine searches (and the search explorer's traces) in worker processes, never on a
+request's thread.
 
-* ``jobs``       ``SearchJob``, ``Priority``, ``PoolBusy``: what is scheduled
+* ``jobs``       ``SearchJob`` and its kinds, ``Priority``, ``PoolBusy``: what is scheduled
 * ``scheduler``  the waiting room: priority classes, turns between owners, bounds
 * ``pool``       ``SearchPool``: the workers, dispatching, preempting, the relay thread
 * ``callbacks``  calling the callbacks on the relay thread, in order, never after close
@@ -13,8 +14,26 @@
 * ``queue_pool`` ``QueuePool``: ``Pool`` with the searches run by search hosts
 """
 
-from webapp.workers.jobs import DROPPED, WORKER_DIED, PoolBusy, Priority, SearchJob
+from webapp.workers.jobs import (
+    DROPPED,
+    SEARCH,
+    TRACE,
+    WORKER_DIED,
+    PoolBusy,
+    Priority,
+    SearchJob,
+)
 from webapp.workers.pool import SearchPool
 from webapp.workers.pools import Pool
 
-__all__ = ["DROPPED", "WORKER_DIED", "Pool", "PoolBusy", "Priority", "SearchJob", "SearchPool"]
+__all__ = [
+    "DROPPED",
+    "SEARCH",
+    "TRACE",
+    "WORKER_DIED",
+    "Pool",
+    "PoolBusy",
+    "Priority",
+    "SearchJob",
+    "SearchPool",
+]

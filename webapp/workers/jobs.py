@@ -1,7 +1,13 @@
-"""What the pool schedules: a search job, its priority class, and the refusal it may raise.
+"""What the pool schedules: a job, its kind and priority class, and the refusal it may raise.
 
 These are plain values shared by the scheduler (which orders waiting jobs)
 and the pool (which runs them); neither needs the other to describe a job.
+
+A job's kind names what its worker runs: a ``SEARCH`` (the pool's search
+function: a move, scores, an analysis) or a ``TRACE`` (the search explorer's
+traced search, every node it visits: ``webapp.engine.trace``). The kind
+changes only the function and its answer; a trace is scheduled, cancelled,
+preempted and retried like any job of its priority.
 """
 
 from __future__ import annotations
@@ -12,6 +18,10 @@ from enum import IntEnum
 from typing import Any
 
 from webapp.engine.search import Limits
+
+#: The kinds of job (``SearchJob.kind``): which function a worker runs for it.
+SEARCH, TRACE = "search", "trace"
+KINDS = (SEARCH, TRACE)
 
 
 class Priority(IntEnum):
@@ -29,6 +39,10 @@ class SearchJob:
     ``owner`` (an identity or an address) and ``game_id`` are for quotas and
     fairness only; an empty one is not counted against any per-owner or
     per-game bound.
+
+    A ``TRACE`` job searches to ``limits.depth`` and records at most
+    ``limits.nodes`` nodes, in ``ordering`` ("engine" or "natural"); its
+    result is ``Trace.to_dict()``. ``move_scores`` is a search's only.
     """
 
     game: str
@@ -41,6 +55,8 @@ class SearchJob:
     priority: Priority = Priority.ENGINE
     owner: str = ""
     game_id: str = ""
+    kind: str = SEARCH  # SEARCH or TRACE (see the module docstring)
+    ordering: str = "engine"  # a trace's move ordering
     id: int = 0  # given by SearchPool.submit
     cancelled: bool = field(default=False, repr=False)  # the caller cancelled it
     dropped: bool = field(default=False, repr=False)  # shed under load (SCORES only)

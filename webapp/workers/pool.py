@@ -1,8 +1,10 @@
 """The search worker pool: engine searches in their own processes, scheduled, and kept alive.
 
 Each worker is a process started with the "spawn" method (it inherits none of
-the server's threads or sockets) that runs one search at a time and talks to
-the server over a pipe of its own. Waiting jobs sit in the ``Scheduler``
+the server's threads or sockets) that runs one job at a time and talks to
+the server over a pipe of its own. A job is a search (the pool's search
+function) or a trace for the search explorer (its trace function): the kind
+travels with the task and changes nothing else here. Waiting jobs sit in the ``Scheduler``
 (priority classes, turns between owners, bounds); whenever a worker is free
 the most urgent job goes to it. The first ``reserve`` workers take engine
 moves only (while others exist); the others take any work and run at a lower
@@ -54,6 +56,7 @@ from webapp.workers.jobs import (
 from webapp.workers.restarts import CrashTracker
 from webapp.workers.scheduler import Scheduler
 from webapp.workers.slots import CONTEXT, LIVE, Run, Slot, State, stop_workers
+from webapp.workers.worker import Task
 
 log = logging.getLogger(__name__)
 
@@ -63,8 +66,9 @@ SHUTDOWN_SECONDS = 5.0
 RELAY_TICK = 1.0
 #: Messages read from one worker's pipe before the relay looks at the others.
 BATCH = 64
-#: The search function a worker runs unless told otherwise.
+#: The search function a worker runs unless told otherwise, and its trace function.
 DEFAULT_SEARCH = "webapp.workers.worker:run_search"
+DEFAULT_TRACE = "webapp.workers.worker:run_trace"
 #: OS niceness of the workers past the reserved ones (they take analyses and scores).
 LESSER_NICE = 10
 
@@ -79,7 +83,8 @@ class SearchPool:
     Callbacks (relay thread, never under the pool's lock, never once ``close()``
     has begun): ``on_progress(job, progress)`` per completed depth;
     ``on_result(job, result, error)`` exactly once per job the caller did not
-    cancel (``result`` is ``SearchResult.to_dict()``, or None with an error:
+    cancel (``result`` is ``SearchResult.to_dict()``, a trace's
+    ``Trace.to_dict()``, or None with an error:
     the search's exception, ``WORKER_DIED`` or ``DROPPED``);
     ``on_queued(job, place)`` when a job waits or its place changes (1 = next).
     A callback may call ``submit`` and ``cancel``. Do not call ``close()``
@@ -94,6 +99,7 @@ class SearchPool:
         *,
         warm_up: bool = True,
         search_fn: str = DEFAULT_SEARCH,
+        trace_fn: str = DEFAULT_TRACE,
         owner_limit: int = 32,
         game_limit: int = 8,
         reserve: int = 1,
@@ -110,6 +116,7 @@ class SearchPool:
         if workers < 1:
             raise ValueError("a pool needs at least one worker")
         self.size, self.warm_up, self.search_fn, self.reserve = workers, warm_up, search_fn, reserve
+        self.trace_fn = trace_fn
         self.lesser_nice = lesser_nice
         self.cancel_grace = cancel_grace
         self.on_progress, self.on_result, self.on_queued = on_progress, on_result, on_queued
@@ -279,7 +286,7 @@ class SearchPool:
 
     def _start_run(self, slot: Slot, job: SearchJob) -> None:
         run = Run(next(self._run_ids), job)
-        task = (run.id, job.game, job.moves, job.algorithm, job.limits, job.seed, job.move_scores)
+        task = Task.of(run.id, job)
         try:
             assert slot.conn is not None
             slot.conn.send(task)
@@ -470,7 +477,7 @@ class SearchPool:
         """Start a worker process in ``slot`` (the caller holds the lock)."""
         try:
             nice = 0 if slot.index < self.reserve else self.lesser_nice
-            slot.spawn(self._closing_flag, self.search_fn, self.warm_up, nice)
+            slot.spawn(self._closing_flag, self.search_fn, self.trace_fn, self.warm_up, nice)
         except OSError:  # out of processes or memory: try again later
             log.exception("search worker %d could not be started", slot.index)
             slot.state = State.DEAD

@@ -7,8 +7,10 @@ and a host that stops sending heartbeats for ``HEARTBEAT_TIMEOUT`` seconds
 has its unacknowledged messages put back on their queue for another host.
 
 Two queues, so that analyses never delay a move: ``PLAY`` (the engine's moves)
-and ``ANALYSIS`` (analyses and the scores of the moves not played). A host
-takes a move only when it has a thread free for moves.
+and ``ANALYSIS`` (analyses, the scores of the moves not played, and the search
+explorer's traces). A host takes a move only when it has a thread free for
+moves. A message carries its job's ``kind`` (a search or a trace, see
+``jobs.py``); one without (from an older web process) is a search.
 
 Beside the broker's own keys (``NAMESPACE:play`` ...), a few plain keys:
 
@@ -29,7 +31,7 @@ import dramatiq
 from dramatiq.brokers.redis import RedisBroker
 
 from webapp.engine.search import Limits
-from webapp.workers.jobs import Priority, SearchJob
+from webapp.workers.jobs import SEARCH, Priority, SearchJob
 
 #: The queues, and the Dramatiq actor that takes each one's messages.
 PLAY, ANALYSIS = "play", "analysis"
@@ -90,11 +92,13 @@ def make_broker(
 def job_payload(
     job: SearchJob, uid: str, reply_to: str, epoch: int | None = None
 ) -> dict[str, Any]:
-    """What a message carries: the search, who to tell (``reply_to``), and its ``uid``."""
+    """What a message carries: the job, who to tell (``reply_to``), and its ``uid``."""
     return {
         "uid": uid,
         "reply_to": reply_to,
         "epoch": epoch,
+        "kind": job.kind,
+        "ordering": job.ordering,
         "game": job.game,
         "moves": job.moves,
         "algorithm": job.algorithm,
@@ -108,7 +112,7 @@ def job_payload(
 
 
 def job_of(payload: dict[str, Any], tag: Any = None) -> SearchJob:
-    """The search a message asks for (a new job, with ``tag``)."""
+    """The job a message asks for (a new one, with ``tag``)."""
     return SearchJob(
         payload["game"],
         payload["moves"],
@@ -120,6 +124,8 @@ def job_of(payload: dict[str, Any], tag: Any = None) -> SearchJob:
         priority=Priority(payload["priority"]),
         owner=payload["owner"],
         game_id=payload["game_id"],
+        kind=payload.get("kind", SEARCH),
+        ordering=payload.get("ordering", "engine"),
     )
 
 

@@ -67,12 +67,14 @@ class Slot:
     respawn_at: float = 0.0
     killed: bool = False  # the pool killed this process (a cancel it ignored), not a crash
 
-    def spawn(self, closing: SharedInt, search_fn: str, warm_up: bool, nice: int = 0) -> None:
+    def spawn(
+        self, closing: SharedInt, search_fn: str, trace_fn: str, warm_up: bool, nice: int = 0
+    ) -> None:
         """Start a worker process here (``nice``: its OS niceness); OSError if the system cannot."""
         server_end, worker_end = CONTEXT.Pipe()
         process = CONTEXT.Process(
             target=worker_main,
-            args=(worker_end, self.cancel, closing, search_fn, warm_up, nice),
+            args=(worker_end, self.cancel, closing, search_fn, trace_fn, warm_up, nice),
             name=f"lookahead-search-{self.index}",
             daemon=True,
         )

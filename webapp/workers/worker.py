@@ -1,4 +1,4 @@
-"""The search worker process: warm the engine up once, then run one search at a time.
+"""The search worker process: warm the engine up once, then run one job at a time.
 
 The worker talks to the server over its own pipe (tasks in; ready, progress
 and results out). A pipe of its own, not a queue shared by every worker: a
@@ -6,9 +6,11 @@ and results out). A pipe of its own, not a queue shared by every worker: a
 killed mid-write would wedge every other worker's results. A dead worker's
 pipe is simply thrown away with it.
 
-The search function is named by a "module:function" path and imported here,
-in the worker: a spawned process cannot be handed a closure. Tests name
-their own (see ``tests/web/fake_searches.py``).
+Each task names its job's kind (``jobs.SEARCH`` or ``jobs.TRACE``), which
+picks the function: the pool's search function or its trace function. Both
+are named by "module:function" paths and imported here, in the worker: a
+spawned process cannot be handed a closure. Tests name their own (see
+``tests/web/fake_searches.py``).
 
 This module imports nothing from Flask: the workers stay small.
 """
@@ -23,10 +25,11 @@ import signal
 from collections.abc import Callable
 from dataclasses import asdict
 from multiprocessing.connection import Connection
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from webapp.engine.search import CancelFlag, Limits, Progress
 from webapp.workers.cancel import RunCancel, SharedInt
+from webapp.workers.jobs import SEARCH, TRACE, SearchJob
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +56,51 @@ class SearchFunction(Protocol):
         progress: Callable[[Progress], None],
         cancel: CancelFlag,
     ) -> dict[str, Any]: ...
+
+
+class TraceFunction(Protocol):
+    """What a worker runs for a trace job: a traced search of a position (``Trace.to_dict()``),
+    stopped when ``cancel`` is set; an exception is reported as the job's error."""
+
+    def __call__(
+        self,
+        game: str,
+        moves: str,
+        algorithm: str,
+        limits: Limits,
+        *,
+        ordering: str,
+        seed: int | None,
+        cancel: CancelFlag,
+    ) -> dict[str, Any]: ...
+
+
+class Task(NamedTuple):
+    """One run of a job, as the pool sends it to a worker over its pipe."""
+
+    run_id: int
+    kind: str  # SEARCH or TRACE: which function runs it
+    game: str
+    moves: str
+    algorithm: str
+    limits: Limits
+    seed: int | None
+    move_scores: bool  # a search's
+    ordering: str  # a trace's
+
+    @classmethod
+    def of(cls, run_id: int, job: SearchJob) -> Task:
+        return cls(
+            run_id, job.kind, job.game, job.moves, job.algorithm, job.limits,
+            job.seed, job.move_scores, job.ordering,
+        )  # fmt: skip
+
+
+class Functions(NamedTuple):
+    """What a worker runs, per kind of job."""
+
+    search: SearchFunction
+    trace: TraceFunction
 
 
 def run_search(
@@ -82,10 +130,50 @@ def run_search(
     return result.to_dict()
 
 
-def load_search_function(path: str) -> SearchFunction:
+def run_trace(
+    game: str,
+    moves: str,
+    algorithm: str,
+    limits: Limits,
+    *,
+    ordering: str,
+    seed: int | None,
+    cancel: CancelFlag,
+) -> dict[str, Any]:
+    """The real trace function: the traced search to ``limits.depth``, at most ``limits.nodes``
+    nodes (``Trace.to_dict()``, what ``GET /api/tree`` answers)."""
+    from webapp.engine.trace import DEFAULT_LIMIT, trace
+    from webapp.games import new_game
+
+    if limits.depth is None:
+        raise ValueError("a trace needs a depth")
+    found = trace(
+        new_game(game, moves),
+        algorithm,
+        limits.depth,
+        ordering=ordering,
+        limit=DEFAULT_LIMIT if limits.nodes is None else limits.nodes,
+        seed=0 if seed is None else seed,
+        cancel=cancel,
+    )
+    return found.to_dict()
+
+
+def load_function(path: str) -> Any:
     """The function named by ``"package.module:function"``."""
     module_name, _, name = path.partition(":")
-    function: SearchFunction = getattr(importlib.import_module(module_name), name)
+    return getattr(importlib.import_module(module_name), name)
+
+
+def load_search_function(path: str) -> SearchFunction:
+    """The search function named by ``"package.module:function"``."""
+    function: SearchFunction = load_function(path)
+    return function
+
+
+def load_trace_function(path: str) -> TraceFunction:
+    """The trace function named by ``"package.module:function"``."""
+    function: TraceFunction = load_function(path)
     return function
 
 
@@ -94,10 +182,11 @@ def worker_main(
     cancel: SharedInt,
     closing: SharedInt,
     search_function: str,
+    trace_function: str,
     warm_up: bool = True,
     nice: int = 0,
 ) -> None:
-    """A worker: warm up, say ready, then run searches until told to stop (None) or orphaned.
+    """A worker: warm up, say ready, then run jobs until told to stop (None) or orphaned.
 
     ``nice`` > 0 lowers this process's CPU priority: the workers that take
     analyses and scores yield the CPU to engine moves and to the server.
@@ -107,7 +196,9 @@ def worker_main(
         with contextlib.suppress(OSError):  # a platform without nice: same priority
             os.nice(nice)
     parent = os.getppid()
-    run = load_search_function(search_function)
+    functions = Functions(
+        load_search_function(search_function), load_trace_function(trace_function)
+    )
     if warm_up:
         warm_up_engine()
     try:
@@ -117,10 +208,10 @@ def worker_main(
                 if os.getppid() != parent:  # the server is gone: do not linger
                     return
                 continue
-            task = conn.recv()
+            task: Task | None = conn.recv()
             if task is None:
                 return
-            _run(conn, run, task, RunCancel(cancel, closing, task[0]))
+            _run(conn, functions, task, RunCancel(cancel, closing, task.run_id))
     except (EOFError, OSError, _ServerGone):  # the server closed our pipe or went away
         return
 
@@ -129,8 +220,8 @@ class _ServerGone(Exception):
     """Our pipe to the server broke while a search was running."""
 
 
-def _run(conn: Connection, run: SearchFunction, task: tuple[Any, ...], cancel: RunCancel) -> None:
-    run_id, game, moves, algorithm, limits, seed, move_scores = task
+def _run(conn: Connection, functions: Functions, task: Task, cancel: RunCancel) -> None:
+    run_id = task.run_id
     conn.send(("started", run_id, None))
 
     def relay(progress: Progress | dict[str, Any]) -> None:
@@ -140,17 +231,22 @@ def _run(conn: Connection, run: SearchFunction, task: tuple[Any, ...], cancel: R
         except (EOFError, OSError) as err:
             raise _ServerGone from err
 
+    position = (task.game, task.moves, task.algorithm, task.limits)
     try:
-        result = run(
-            game,
-            moves,
-            algorithm,
-            limits,
-            move_scores=move_scores,
-            seed=seed,
-            progress=relay,
-            cancel=cancel,
-        )
+        if task.kind == SEARCH:
+            result = functions.search(
+                *position,
+                move_scores=task.move_scores,
+                seed=task.seed,
+                progress=relay,
+                cancel=cancel,
+            )
+        elif task.kind == TRACE:
+            result = functions.trace(
+                *position, ordering=task.ordering, seed=task.seed, cancel=cancel
+            )
+        else:
+            raise ValueError(f"unknown job kind {task.kind!r}")
     except _ServerGone:
         raise  # nobody is left to tell
     except Exception as err:
