@@ -59,6 +59,11 @@ export function addResult(model, from, result, kind, level = null) {
   if (model.results.length > 200) model.results.shift();
 }
 
+/** How many of `moveScores` ({move: {score, exact}}, or null) are exact. */
+function exactCount(moveScores) {
+  return Object.values(moveScores || {}).filter((s) => s.exact).length;
+}
+
 /** Record an engine move (an engine_move event, or a state's last_engine_move) once. */
 export function noteEngineMove(model, result = model.state.last_engine_move) {
   if (!result) return;
@@ -66,7 +71,10 @@ export function noteEngineMove(model, result = model.state.last_engine_move) {
     r.kind === "engine" && r.result.best_move === result.best_move && r.result.nodes === result.nodes && r.result.time_ms === result.time_ms;
   const known = model.results.find(same);
   if (known) {
-    if (result.move_scores && !known.result.move_scores) known.result = { ...known.result, move_scores: result.move_scores };
+    // The options before the move come later than the move, and improve (Perfect: exact).
+    if (result.move_scores && exactCount(result.move_scores) >= exactCount(known.result.move_scores)) {
+      known.result = { ...known.result, move_scores: result.move_scores };
+    }
     return;
   }
   addResult(model, engineSearchFrom(model.state, result), result, "engine", model.state.settings?.level ?? null);
@@ -79,9 +87,8 @@ export function noteEngineMove(model, result = model.state.last_engine_move) {
  */
 export function noteScores(model, payload) {
   if (!payload || typeof payload.moves !== "string" || !payload.move_scores) return;
-  const exact = (p) => Object.values(p.move_scores).filter((s) => s.exact).length;
   const known = model.scores.get(payload.moves);
-  if (known && exact(known) > exact(payload)) return;
+  if (known && exactCount(known.move_scores) > exactCount(payload.move_scores)) return;
   model.scores.delete(payload.moves); // re-inserted last: the newest is kept when trimming
   model.scores.set(payload.moves, payload);
   if (model.scores.size > 400) model.scores.delete(model.scores.keys().next().value);
