@@ -125,3 +125,16 @@ def test_estimates_read_as_words_with_their_depth(page: Page) -> None:
     expect(page.locator("#eval-text")).to_have_text(
         re.compile(r"^(About even|(Red|Yellow) is (slightly |much )?better) \(search depth \d+\)$")
     )
+
+
+def test_at_perfect_the_engines_options_end_exact(page: Page) -> None:
+    """Tic-tac-toe, Perfect, the engine first: its options before its move are finished
+    exactly after the player's scores; the panel takes them when they come (all draws)."""
+    ui = GamePage(page)
+    ui.open_new("game=tictactoe&level=perfect&engine_plays=first")
+    ui.wait_for_moves(1)
+    ui.wait_for_my_turn()
+    expect(ui.candidates).to_have_count(9)
+    draws = ui.candidates.filter(has_text="draw")
+    expect(draws).to_have_count(9, timeout=ENGINE_TIMEOUT_MS)
+    expect(ui.candidates.filter(has_text="depth")).to_have_count(0)
