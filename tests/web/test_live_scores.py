@@ -217,14 +217,18 @@ def test_at_perfect_the_engines_options_are_finished_exactly_after_the_players_s
     exact = pool.waiting[-1]
     assert exact.moves == "" and exact.limits.depth is None and exact.priority == Priority.SCORES
     pool.release("engine")  # the engine moves during that pass
-    after = [job for job in pool.waiting if job.tag[0] == "scores" and job is not exact]
-    again = [job for job in after if job.moves == ""]
-    assert len(again) == 1 and again[0].priority == Priority.ANALYSIS  # behind the player's
+    assert not [job for job in pool.waiting if job.moves == "" and job is not exact]
     moved = service.store.get(record.id)
     assert moved is not None and moved.last_engine_move is not None
     shallow = moved.last_engine_move["move_scores"]
     assert shallow is not None and not all(s["exact"] for s in shallow.values())
     pool.release("scores")
+    # Its exact pass again, once the player's own scores were done, as lesser work:
+    scored = [job for job in pool.submitted if job.tag[0] == "scores"]
+    again = [i for i, job in enumerate(scored) if job.moves == "" and job not in (quick, exact)]
+    player = [i for i, job in enumerate(scored) if job.moves == moved.moves]
+    assert len(again) == 1 and scored[again[0]].priority == Priority.ANALYSIS
+    assert player and max(player) < again[0]
     stored = service.store.get(record.id)
     assert stored is not None and stored.last_engine_move is not None
     options = stored.last_engine_move["move_scores"]
@@ -244,6 +248,9 @@ def test_the_exact_pass_over_the_engines_options_stops_when_the_player_moves(
     pool.finish(quick)
     pool.release("engine")
     pool.hold.add("engine")
+    for job in [j for j in pool.waiting if j.moves != ""]:  # the player's own scores
+        pool.waiting.remove(job)
+        pool.finish(job)
     options = next(job for job in pool.waiting if job.priority == Priority.ANALYSIS)
     cancelled: list[int] = []
     pool.cancel = cancelled.append  # type: ignore[method-assign]

@@ -182,7 +182,7 @@ class LiveScores:
             else:
                 split.cancel(self.pool, old.job)
                 if options and record.moves != old.moves:  # its exact pass: after the player's
-                    self._score_options(old)
+                    self._park_options(old)
         if pondering is not None:
             self.pool.cancel(pondering.job.id)
         if self._closing or record.status != "playing":
@@ -202,13 +202,25 @@ class LiveScores:
             quick = limits  # a shallow level: its one pass is already quick
         self._submit(scoring, quick, last_pass=quick == limits)
 
-    def _score_options(self, options: Scoring) -> None:
-        """Finish the engine's options before its move exactly, once the player's own
-        scores and the pondering are done: a lesser job (``ANALYSIS``), dropped as soon
-        as the game moves on. Only where the level's last pass is exact (Perfect), so
-        that the options read like the move's own exact score (game's lock held)."""
+    def _park_options(self, options: Scoring) -> None:
+        """Keep the engine's options before its move for an exact pass, due once the
+        player's own scores are done (``_score_options``). Only where the level's last
+        pass is exact (Perfect), so that they read like the move's own exact score
+        (game's lock held)."""
         if options.limits.depth is not None or options.complete or self._closing:
             return
+        options.job, options.last_pass = None, False
+        with self._guard:
+            self._options[options.record.id] = options
+
+    def _score_options(self, game_id: str) -> None:
+        """Start the exact pass over the engine's options if one is parked: a lesser job
+        (``ANALYSIS``: after the pondering too), dropped as soon as the game moves on
+        (game's lock held)."""
+        with self._guard:
+            options = self._options.get(game_id)
+            if options is None or options.job is not None:
+                return  # none, or under way
         record = options.record
         job = SearchJob(
             record.game,
@@ -222,14 +234,12 @@ class LiveScores:
             game_id=record.id,
         )
         options.job, options.last_pass = job, True
-        with self._guard:
-            self._options[record.id] = options
         try:
             split.submit(self.pool, job)
         except PoolBusy:  # display work: skipped under load
             with self._guard:
-                if self._options.get(record.id) is options:
-                    del self._options[record.id]
+                if self._options.get(game_id) is options:
+                    del self._options[game_id]
 
     def _drop_options(self, game_id: str) -> None:
         """Stop the pass over the engine's options before its last move, if any."""
@@ -384,16 +394,17 @@ class LiveScores:
                 self._submit(scoring, scoring.limits, last_pass=True)
             else:
                 self._ponder(scoring)
+                self._score_options(game_id)  # behind the pondering (a lesser class)
 
     def _options_done(self, game_id: str) -> None:
-        """After a shallow pass over the engine's options: their exact pass, if due."""
+        """After a shallow pass over the engine's options: their exact pass, now if the
+        player's own scores are done, else when they are (``scores_done``)."""
         with self.locks.hold(game_id):
             with self._guard:
-                options = self._options.get(game_id)
-                if options is None or options.job is not None:
-                    return  # none, or under way
-                del self._options[game_id]
-            self._score_options(options)
+                live = self._scoring.get(game_id)
+                done = live is None or (live.job is None and (live.last_pass or live.complete))
+            if done:
+                self._score_options(game_id)
 
     def _take(
         self, job: SearchJob, result: dict[str, Any] | None, error: str | None, out: Outbox
@@ -403,11 +414,12 @@ class LiveScores:
         game_id = job.tag[1]
         with self._guard:
             options = self._options.get(game_id)
-            if options is not None and options.job is job:
+            mine = options is not None and options.job is job
+            if options is not None and mine:
                 options.job = None  # kept while its exact pass may follow (``scores_done``)
                 if result is None or options.last_pass:
                     del self._options[game_id]
-        if options is not None and options.job is None:
+        if options is not None and mine:
             if result is not None:
                 options.merge(result, job.limits)
                 self.on_options(game_id, options.moves, options.payload()["move_scores"], out)
