@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from webapp.engine.search import search
+from webapp.engine.search import Limits, search
 from webapp.games import new_game
 from webapp.games.connect4 import Connect4
 from webapp.games.connect4_kernel import book, book_build, native
@@ -286,3 +286,18 @@ def test_a_book_answer_scores_its_other_columns_within_a_node_budget(moves: str)
 
 def assert_line(moves: str, pv: str) -> None:
     new_game("connect4", moves + pv)
+
+
+def test_a_search_with_limits_tries_the_given_up_columns_again_with_a_larger_budget() -> None:
+    """ "41536743" is in the book with its best column; its other columns lie past the book
+    and each needs millions of nodes. Without limits they stay heuristic (the budget above);
+    with limits (as every server search has) a second, larger budget solves them, each
+    score the negation of its child's own solve."""
+    game = new_game("connect4", "41536743")
+    quick = search(game, "alphabeta", Limits(line=False), move_scores=True)
+    assert quick.move_scores is not None and not all(s.exact for s in quick.move_scores.values())
+    patient = search(game, "alphabeta", Limits(time=120, line=False), move_scores=True)
+    assert patient.move_scores is not None and patient.stopped is None
+    for move, score in patient.move_scores.items():
+        child = new_game("connect4", "41536743" + move)
+        assert score.exact and score.score == -native.solve_score(child)[0], move

@@ -41,7 +41,8 @@ With an ``ExactSolver`` and no depth limit, ``alphabeta`` first deepens to the
 solver's ``fallback_depth`` when the search can be stopped or is watched (so a
 stopped solve still has an answer), then asks the solver for the exact score,
 its optimal moves and a line, and with ``move_scores`` each move's exact score
-(a move the solver gives up on keeps its heuristic score). Without
+(a move the solver gives up on keeps its heuristic score; a search with limits
+tries those again, ``patient``, with a larger budget of the solver's own). Without
 ``Limits.line`` (a pass that only shows scores) the line is the chosen move
 alone, and with ``move_scores`` the moves are solved one by one as for
 ``root_moves`` (below): every move's score is wanted anyway, and the best of
@@ -155,9 +156,9 @@ class ExactSolver(Protocol):
         """
         ...
 
-    def child_score(self, move: Move) -> int | None:
+    def child_score(self, move: Move, patient: bool = False) -> int | None:
         """The exact score of playing ``move``, or None if the solver gives up on it
-        (its own budget; the search's limits raise Stop)."""
+        (its own budget, a larger one when ``patient``; the search's limits raise Stop)."""
         ...
 
     def answers_at_once(self) -> bool:
@@ -366,6 +367,17 @@ class _Run:
             if value is not None:
                 scores[name] = MoveScore(value, True)
         missing = [m for m in self.root if self.engine.format_moves([m]) not in scores]
+        if missing and self.budget.stoppable and self.budget.reason is None:
+            # The moves given up on, again with the solver's larger budget (the cheap
+            # ones came first, so a long one delays no other), till the limits stop it.
+            for move in list(missing):
+                try:
+                    value = solver.child_score(move, patient=True)
+                except Stop:
+                    break
+                if value is not None:
+                    scores[self.engine.format_moves([move])] = MoveScore(value, True)
+                    missing.remove(move)
         if missing and fallback is None and self.budget.reason is None:
             fallback = self.deepen(True, solver.fallback_depth)
         for move in missing:

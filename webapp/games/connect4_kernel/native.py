@@ -52,6 +52,8 @@ SPARE_TABLE_BITS = 18
 #: and for the principal variation past the book's last stone (~50 ms each).
 BOOK_CHILD_NODES = 300_000
 BOOK_LINE_NODES = 300_000
+#: The second try at such a column (``child_score(patient=True)``): about a second.
+PATIENT_CHILD_NODES = 8_000_000
 _NO_VALUE = -(INFINITY + 1)
 _REASON_CODES = {reason: code for code, reason in c.STOP_REASONS.items()}
 
@@ -293,10 +295,13 @@ class KernelEngine:
             raise Stop
         return int(score), [choice], [choice], {"book": False}
 
-    def child_score(self, move: int) -> int | None:
+    def child_score(self, move: int, patient: bool = False) -> int | None:
         s = self.state
         self._enter()
-        with self.node_budget(BOOK_CHILD_NODES if self.answers_at_once() else None):
+        budget = None
+        if self.answers_at_once():
+            budget = PATIENT_CHILD_NODES if patient else BOOK_CHILD_NODES
+        with self.node_budget(budget):
             value = solver.child_score(self.current, self.mask, self.moves, move,
                                        s.table, s.ctl, s.book, s.scratch)  # fmt: skip
         if value != solver.STOPPED:
