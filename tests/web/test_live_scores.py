@@ -258,3 +258,20 @@ def test_the_exact_pass_over_the_engines_options_stops_when_the_player_moves(
     assert moved is not None
     service.move(record.id, next(m for m in "123456789" if m not in moved.moves), "me")
     assert options.id in cancelled
+
+
+def test_no_exact_pass_over_the_engines_options_once_its_move_ended_the_game(
+    games: tuple[GameService, HoldingPool, Sent],
+) -> None:
+    service, pool, _ = games
+    pool.hold.add("scores")
+    settings = {"level": "perfect", "engine_plays": "first"}
+    record = service.create("tictactoe", settings, "1425", owner="me")  # X wins with 3
+    pool.release("engine")
+    over = service.store.get(record.id)
+    assert over is not None and over.status != "playing"
+    pool.release("scores")  # the shallow pass over its options is let finish, no more
+    assert not [job for job in pool.submitted if job.priority == Priority.ANALYSIS]
+    stored = service.store.get(record.id)
+    assert stored is not None and stored.last_engine_move is not None
+    assert stored.last_engine_move["move_scores"] is not None

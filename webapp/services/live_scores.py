@@ -52,6 +52,9 @@ SCORES, PONDER = "scores", "ponder"
 #: The first pass over a new position: deep enough to read, quick enough to show at once.
 QUICK_DEPTH = 8
 QUICK_TIME = 0.3
+#: The exact pass over the engine's options (display work that no one waits for) stops
+#: here, about a second and a half, so that it never holds a worker long.
+OPTIONS_NODES = 15_000_000
 #: The scores' search: alpha-beta whatever the engine plays (same values, far fewer nodes).
 SCORES_ALGORITHM = "alphabeta"
 
@@ -176,12 +179,14 @@ class LiveScores:
         if old is not None and old.job is not None:
             engines = engine_side(old.record.settings) == len(old.moves) % 2
             options = engines and record.moves.startswith(old.moves)
+            playing = record.status == "playing"  # over: no exact pass for the last options
             if options and old.job.limits.depth is not None:
                 with self._guard:  # a shallow pass over the engine's options: let it finish
+                    old.last_pass = old.last_pass or not playing
                     self._options[record.id] = old
             else:
                 split.cancel(self.pool, old.job)
-                if options and record.moves != old.moves:  # its exact pass: after the player's
+                if options and record.moves != old.moves and playing:  # after the player's
                     self._park_options(old)
         if pondering is not None:
             self.pool.cancel(pondering.job.id)
@@ -226,7 +231,7 @@ class LiveScores:
             record.game,
             record.moves,
             SCORES_ALGORITHM,
-            options.limits,
+            dataclasses.replace(options.limits, nodes=OPTIONS_NODES),
             seed=self.seed,
             tag=(SCORES, record.id, None),
             priority=Priority.ANALYSIS,
