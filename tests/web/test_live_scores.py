@@ -22,6 +22,7 @@ from webapp import protocol
 from webapp.engine.search import search
 from webapp.games import new_game
 from webapp.services import GameService
+from webapp.services.locks import Outbox
 from webapp.store import open_store
 from webapp.web.app import socketio
 from webapp.workers import Priority, SearchJob
@@ -275,3 +276,60 @@ def test_no_exact_pass_over_the_engines_options_once_its_move_ended_the_game(
     stored = service.store.get(record.id)
     assert stored is not None and stored.last_engine_move is not None
     assert stored.last_engine_move["move_scores"] is not None
+
+
+def test_options_cut_off_exactly_by_the_engines_winning_move_are_forgotten(
+    games: tuple[GameService, HoldingPool, Sent],
+) -> None:
+    """The engine wins (three in column 1, it plays the fourth) while the exact pass over
+    its options runs (not the shallow one, as with "1425" above): that pass is cancelled,
+    none follows, and nothing stays kept for the finished game."""
+    service, pool, _ = games
+    pool.hold.add("scores")
+    settings = {"level": "perfect", "engine_plays": "first"}
+    record = service.create("connect4", settings, "121212", owner="me")
+    quick = pool.waiting[-1]
+    pool.waiting.remove(quick)
+    pool.finish(quick)
+    assert pool.waiting[-1].limits.depth is None  # the exact pass, under way
+    pool.release("engine")
+    moved = service.store.get(record.id)
+    assert moved is not None and moved.status != "playing"
+    pool.release("scores")
+    assert not [job for job in pool.submitted if job.priority == Priority.ANALYSIS]
+    assert record.id not in service.searches.live._options
+
+
+def test_below_perfect_the_engines_options_get_no_exact_pass(
+    games: tuple[GameService, HoldingPool, Sent],
+) -> None:
+    """A custom level deeper than the quick pass, the engine quicker than its options'
+    quick pass: that pass joins the move, and no exact pass follows (Perfect's only)."""
+    service, pool, _ = games
+    pool.hold.add("scores")
+    settings = {"level": "custom", "depth": 9, "time": 5, "engine_plays": "first"}
+    service.create("tictactoe", settings, owner="me")
+    pool.release("engine")  # the engine moves before its options' quick pass is in
+    pool.release("scores")
+    assert not [job for job in pool.submitted if job.priority == Priority.ANALYSIS]
+
+
+def test_options_that_come_after_the_players_move_are_not_stored(
+    games: tuple[GameService, HoldingPool, Sent],
+) -> None:
+    """The player moved in another process (a search host still scores the engine's
+    options): storing them would bump the version the engine's next search is tied to."""
+    service, pool, _ = games
+    record = service.create("tictactoe", {"level": "perfect", "engine_plays": "first"}, owner="me")
+    pool.release("engine")
+    moved = service.store.get(record.id)
+    assert moved is not None and moved.last_engine_move is not None
+    before = moved.last_engine_move["moves"]
+    moved.moves += next(m for m in "123456789" if m not in moved.moves)  # elsewhere
+    moved.last_engine_move = {**moved.last_engine_move, "move_scores": None}  # none in yet
+    service.store.save(moved)
+    version = moved.version
+    scores = {"5": {"score": 0, "exact": True}}
+    service.searches._store_options(record.id, before, scores, Outbox())
+    stored = service.store.get(record.id)
+    assert stored is not None and stored.version == version

@@ -78,6 +78,12 @@ class Scoring:
     def complete(self) -> bool:
         return bool(self.move_scores) and all(s["exact"] for s in self.move_scores.values())
 
+    @property
+    def exact_due(self) -> bool:
+        """An exact pass would add to these scores: the level's last pass is exact
+        (Perfect) and some score is still an estimate."""
+        return self.limits.depth is None and not self.complete
+
     def merge(self, result: dict[str, Any], limits: Limits) -> bool:
         """Take a pass's scores where they are better known; True if anything changed.
 
@@ -212,7 +218,7 @@ class LiveScores:
         player's own scores are done (``_score_options``). Only where the level's last
         pass is exact (Perfect), so that they read like the move's own exact score
         (game's lock held)."""
-        if options.limits.depth is not None or options.complete or self._closing:
+        if not options.exact_due or self._closing:
             return
         options.job, options.last_pass = None, False
         with self._guard:
@@ -422,11 +428,12 @@ class LiveScores:
             mine = options is not None and options.job is job
             if options is not None and mine:
                 options.job = None  # kept while its exact pass may follow (``scores_done``)
-                if result is None or options.last_pass:
+                if result is not None:
+                    options.merge(result, job.limits)
+                if result is None or options.last_pass or not options.exact_due:
                     del self._options[game_id]
         if options is not None and mine:
             if result is not None:
-                options.merge(result, job.limits)
                 self.on_options(game_id, options.moves, options.payload()["move_scores"], out)
             return None  # the engine's options, kept with its move: no scores event
         with self._guard:

@@ -512,6 +512,8 @@ class Searches:
             last = None if record is None else record.last_engine_move
             if record is None or last is None or last.get("moves") != moves:
                 return
+            if record.moves != moves + str(last.get("move", "")):
+                return  # the player has moved since (in another process): it waits on this version
             known = last.get("move_scores") or {}
             if self.thinking(game_id) or known == scores:
                 return  # never bump the version an engine search is tied to
