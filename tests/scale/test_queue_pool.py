@@ -90,6 +90,9 @@ def test_a_trace_travels_as_a_trace_on_the_analysis_queue() -> None:
     assert (again.kind, again.ordering, again.limits) == (TRACE, "natural", tree.limits)
     older = {key: value for key, value in payload.items() if key not in ("kind", "ordering")}
     assert job_of(older).kind == SEARCH  # a message from before kinds is a search
+    for bad in ({"kind": "format-disk"}, {"ordering": "random"}):
+        with pytest.raises(ValueError, match="unknown job kind"):
+            job_of(payload | bad)  # a host replies with this error instead of running it
 
 
 def test_a_reply_reaches_on_result_and_one_for_a_cancelled_job_is_dropped(

@@ -333,3 +333,26 @@ def test_options_that_come_after_the_players_move_are_not_stored(
     service.searches._store_options(record.id, before, scores, Outbox())
     stored = service.store.get(record.id)
     assert stored is not None and stored.version == version
+
+
+def test_options_are_stored_again_only_when_they_know_more(
+    games: tuple[GameService, HoldingPool, Sent],
+) -> None:
+    """Each store bumps the game's version (a player's move then retries): the same
+    scores, or any once every one is exact, are not stored again."""
+    service, pool, _ = games
+    record = service.create("tictactoe", {"level": "perfect", "engine_plays": "first"}, owner="me")
+    pool.release("engine")
+    pool.release("ponder")
+    stored = service.store.get(record.id)
+    assert stored is not None and stored.last_engine_move is not None
+    options = stored.last_engine_move["move_scores"]
+    assert options and all(s["exact"] for s in options.values())
+    store = service.searches._store_options  # the rule under test
+    estimates = {m: {"score": 0.0, "exact": False, "depth": 8} for m in options}
+    for scores in (options, estimates):
+        store(record.id, "", scores, Outbox())
+        again = service.store.get(record.id)
+        assert again is not None and again.version == stored.version
+        assert again.last_engine_move is not None
+        assert again.last_engine_move["move_scores"] == options

@@ -32,15 +32,17 @@ from webapp.workers import SearchPool
 GIVE_UP = 15.0
 
 
-def _exact_at(emit: Recorder, game_id: str, moves: str, since: float) -> float:
-    """When the scores of ``moves`` became exact (``inf`` if not within ``GIVE_UP``)."""
+def _exact_at(emit: Recorder, game_id: str, moves: str, since: float, scan: float) -> float:
+    """When the scores of ``moves`` became exact, counted from ``since`` (the engine's
+    move; ``inf`` if not within ``GIVE_UP``). Events from ``scan`` on (the player's move)
+    count: a pondered reply's scores may be sent before its ``engine_move`` event."""
     deadline = since + GIVE_UP
     with emit.changed:
         while True:
             for at, name, p in emit.events:
                 mine = name == "scores" and p["game_id"] == game_id and p["moves"] == moves
-                if at >= since and mine and p["complete"]:
-                    return at
+                if at >= scan and mine and p["complete"]:
+                    return max(at, since)
             if time.perf_counter() >= deadline:
                 return float("inf")
             emit.changed.wait(max(0.0, deadline - time.perf_counter()))
@@ -61,7 +63,7 @@ def play(
 ) -> list[Any]:
     """One game; per position the player faced: (moves, seconds to exact scores)."""
     settings = {"level": "perfect", "engine_plays": "second" if first else "first"}
-    since = time.perf_counter()
+    since = sent = time.perf_counter()
     record = service.create("connect4", settings, owner="bench")
     moves = record.moves
     if not first:
@@ -69,7 +71,8 @@ def play(
         moves = service.get(record.id).moves
     rows = []
     while True:
-        rows.append((moves, _exact_at(emit, record.id, moves, since) - since))  # inf: never
+        exact = _exact_at(emit, record.id, moves, since, sent)
+        rows.append((moves, exact - since))  # inf: never
         column = choose(moves, rng, player)
         sent = time.perf_counter()
         service.move(record.id, column, "bench")

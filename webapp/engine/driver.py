@@ -387,7 +387,8 @@ class _Run:
         return dict(sorted(scores.items()))
 
     def solve_each(self, solver: ExactSolver, move_scores: bool) -> SearchResult:
-        """The root moves solved one by one (``root_moves``): the best of them, their scores."""
+        """The root moves solved one by one (``root_moves``, or every move when no line is
+        wanted): the best of them, their scores."""
         engine, budget = self.engine, self.budget
         fallback = None
         if self.progress is not None or budget.stoppable:

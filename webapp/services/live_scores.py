@@ -81,7 +81,8 @@ class Scoring:
     @property
     def exact_due(self) -> bool:
         """An exact pass would add to these scores: the level's last pass is exact
-        (Perfect) and some score is still an estimate."""
+        (no depth limit: Perfect, or Custom with a time alone) and some score is still
+        an estimate."""
         return self.limits.depth is None and not self.complete
 
     def merge(self, result: dict[str, Any], limits: Limits) -> bool:
@@ -216,8 +217,8 @@ class LiveScores:
     def _park_options(self, options: Scoring) -> None:
         """Keep the engine's options before its move for an exact pass, due once the
         player's own scores are done (``_score_options``). Only where the level's last
-        pass is exact (Perfect), so that they read like the move's own exact score
-        (game's lock held)."""
+        pass is exact (Perfect, or Custom with a time alone), so that they read like the
+        move's own exact score (game's lock held)."""
         if not options.exact_due or self._closing:
             return
         options.job, options.last_pass = None, False
@@ -232,19 +233,11 @@ class LiveScores:
             options = self._options.get(game_id)
             if options is None or options.job is not None:
                 return  # none, or under way
-        record = options.record
-        job = SearchJob(
-            record.game,
-            record.moves,
-            SCORES_ALGORITHM,
-            dataclasses.replace(options.limits, nodes=OPTIONS_NODES),
-            seed=self.seed,
-            tag=(SCORES, record.id, None),
-            priority=Priority.ANALYSIS,
-            owner=record.seat_hash,
-            game_id=record.id,
-        )
-        options.job, options.last_pass = job, True
+            # Counted against no one's bounds (owner and game empty): display work must
+            # never make a player's own move wait or be refused.
+            limits = dataclasses.replace(options.limits, nodes=OPTIONS_NODES)
+            job = self._job(options.record, limits, Priority.ANALYSIS, owner="", game_id="")
+            options.job, options.last_pass = job, True  # set under the guard: a stop sees it
         try:
             split.submit(self.pool, job)
         except PoolBusy:  # display work: skipped under load
@@ -277,19 +270,31 @@ class LiveScores:
     def close(self) -> None:
         self._closing = True
 
-    def _submit(self, scoring: Scoring, limits: Limits, last_pass: bool) -> None:
-        record = scoring.record
-        job = SearchJob(
+    def _job(
+        self,
+        record: GameRecord,
+        limits: Limits,
+        priority: Priority,
+        owner: str | None = None,
+        game_id: str | None = None,
+    ) -> SearchJob:
+        """A scores search of ``record``'s position (``owner``, ``game_id``: the game's
+        seat and id unless given; they count against the pool's bounds)."""
+        return SearchJob(
             record.game,
             record.moves,
             SCORES_ALGORITHM,
             limits,
             seed=self.seed,
             tag=(SCORES, record.id, None),
-            priority=Priority.SCORES,
-            owner=record.seat_hash,
-            game_id=record.id,
+            priority=priority,
+            owner=record.seat_hash if owner is None else owner,
+            game_id=record.id if game_id is None else game_id,
         )
+
+    def _submit(self, scoring: Scoring, limits: Limits, last_pass: bool) -> None:
+        record = scoring.record
+        job = self._job(record, limits, Priority.SCORES)
         with self._guard:
             if self._scoring.get(record.id) is not scoring:
                 return

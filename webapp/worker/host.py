@@ -224,7 +224,11 @@ class SearchHost:
             if self.watch.cancelled(uid):
                 return
             tag = Remote(uid)
-            job = job_of(payload, tag)
+            try:
+                job = job_of(payload, tag)
+            except (ValueError, TypeError, KeyError) as err:  # a sender this host cannot serve
+                self._reply(payload, None, f"the search host cannot run this job: {err}")
+                return
             try:
                 self.pool.submit(job)
             except PoolBusy as busy:

@@ -31,7 +31,8 @@ import dramatiq
 from dramatiq.brokers.redis import RedisBroker
 
 from webapp.engine.search import Limits
-from webapp.workers.jobs import SEARCH, Priority, SearchJob
+from webapp.engine.trace import ORDERINGS
+from webapp.workers.jobs import KINDS, SEARCH, Priority, SearchJob
 
 #: The queues, and the Dramatiq actor that takes each one's messages.
 PLAY, ANALYSIS = "play", "analysis"
@@ -112,7 +113,11 @@ def job_payload(
 
 
 def job_of(payload: dict[str, Any], tag: Any = None) -> SearchJob:
-    """The job a message asks for (a new one, with ``tag``)."""
+    """The job a message asks for (a new one, with ``tag``); ValueError if its kind or
+    ordering is not one this host knows (a message from a newer or a broken sender)."""
+    kind, ordering = payload.get("kind", SEARCH), payload.get("ordering", "engine")
+    if kind not in KINDS or ordering not in ORDERINGS:
+        raise ValueError(f"unknown job kind {kind!r} or ordering {ordering!r}")
     return SearchJob(
         payload["game"],
         payload["moves"],
@@ -124,8 +129,8 @@ def job_of(payload: dict[str, Any], tag: Any = None) -> SearchJob:
         priority=Priority(payload["priority"]),
         owner=payload["owner"],
         game_id=payload["game_id"],
-        kind=payload.get("kind", SEARCH),
-        ordering=payload.get("ordering", "engine"),
+        kind=kind,
+        ordering=ordering,
     )
 
 
