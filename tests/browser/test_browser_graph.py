@@ -61,3 +61,18 @@ def test_after_a_reload_every_point_of_the_graph_is_known(page: Page, screenshot
         b for b in before if UNKNOWN not in b
     ]
     page.screenshot(path=str(screenshots / "graph-after-reload.png"), full_page=True)
+
+
+def test_at_perfect_every_point_of_the_live_graph_is_exact(page: Page) -> None:
+    """Connect Four at Perfect, the player moving at once: the points of the player's own
+    moves (the engine to move there) take the engine's exact search, not the quick pass
+    over its options that its move cut short."""
+    ui = GamePage(page)
+    ui.open_new("game=connect4&level=perfect")
+    for count, column in enumerate("1726", start=1):
+        ui.wait_for_my_turn()
+        ui.press(column)
+        ui.wait_for_moves(2 * count)
+    points = page.locator(POINTS)
+    expect(points).to_have_count(8)
+    expect(page.locator(f"{POINTS}.is-exact")).to_have_count(8, timeout=ENGINE_TIMEOUT_MS)
