@@ -46,6 +46,7 @@ const settingsForm = bindSettings($("settings-form"), {
     socket.settings(partial);
     status.info("Settings saved: they apply from the engine's next move.");
   },
+  onInvalid: (message) => status.error(`Not saved. ${message}`),
 });
 
 M.noteEngineMove(model);

@@ -27,7 +27,6 @@ function syncGame() {
 
 form.addEventListener("change", (event) => {
   if (event.target.name === "game") syncGame();
-showRecentGames(document.getElementById("recent-games"), config.games);
 });
 
 form.addEventListener("submit", async (event) => {
@@ -38,8 +37,9 @@ form.addEventListener("submit", async (event) => {
     return;
   }
   const values = settings.values();
-  if (values.level === "custom" && values.depth === null && values.time === null) {
-    status.textContent = "Give a depth or a time for the custom level.";
+  const why = values.level === "custom" ? settings.problem() : null;
+  if (why) {
+    status.textContent = why; // the field says it too; nothing starts until it is right
     return;
   }
   const button = form.querySelector('[type="submit"]');

@@ -24,9 +24,10 @@ function labelMinimax(root) {
 
 /**
  * Wire the settings fields inside `root`. `onChange(partial)` is called with
- * the settings a person just changed (custom depth/time only when valid).
+ * the settings a person just changed; custom limits only once they can be used
+ * (each field empty or in its range, one given), else `onInvalid(message)`.
  */
-export function bindSettings(root, { limits, onChange = () => {} }) {
+export function bindSettings(root, { limits, onChange = () => {}, onInvalid = () => {} }) {
   const field = (name) => root.querySelector(`[name="${name}"]`);
   const checked = (name) => root.querySelector(`[name="${name}"]:checked`);
   const customBox = root.querySelector("[data-custom-limits]");
@@ -38,13 +39,15 @@ export function bindSettings(root, { limits, onChange = () => {} }) {
     if (hint && level) hint.textContent = level.closest("label").title || "";
   }
 
+  /** The field's value; null when empty (no limit of that kind) or outside its range. */
   function number(name, min, max, integer) {
     const input = field(name);
+    const given = input.value.trim() !== "";
     const value = integer ? Number.parseInt(input.value, 10) : Number.parseFloat(input.value);
     const ok = Number.isFinite(value) && value >= min && value <= max && (!integer || /^\s*\d+\s*$/.test(input.value));
-    input.setAttribute("aria-invalid", String(!ok));
+    input.setAttribute("aria-invalid", String(given && !ok));
     // The allowed range, always in words beside the field; stressed while the value is outside it.
-    root.querySelector(`[data-range-of="${name}"]`)?.classList.toggle("is-error", !ok);
+    root.querySelector(`[data-range-of="${name}"]`)?.classList.toggle("is-error", given && !ok);
     return ok ? value : null;
   }
 
@@ -52,6 +55,18 @@ export function bindSettings(root, { limits, onChange = () => {} }) {
     depth: number("depth", 1, limits.max_depth, true),
     time: number("time", limits.min_time, limits.max_time, false),
   });
+
+  /** Why the custom limits cannot be used as they stand (null: they can). */
+  function problem() {
+    const found = customLimits();
+    for (const [name, label] of [["depth", "Depth"], ["time", "Time"]]) {
+      if (found[name] === null && field(name).value.trim() !== "") {
+        const range = root.querySelector(`[data-range-of="${name}"]`)?.textContent ?? "";
+        return `${label}: ${range.charAt(0).toLowerCase()}${range.slice(1)}`;
+      }
+    }
+    return found.depth === null && found.time === null ? "Give a depth or a time for the custom level." : null;
+  }
 
   /** All the settings as the form shows them. */
   function values() {
@@ -75,12 +90,14 @@ export function bindSettings(root, { limits, onChange = () => {} }) {
       const input = root.querySelector(`[name="${name}"][value="${settings[name]}"]`);
       if (input) input.checked = true;
     }
-    if (settings.depth !== null && settings.depth !== undefined && document.activeElement !== field("depth")) {
-      field("depth").value = settings.depth;
+    // A custom level shows its limits as the server holds them (empty: no limit of that kind).
+    for (const name of ["depth", "time"]) {
+      const value = settings[name] ?? null;
+      if (document.activeElement === field(name)) continue;
+      if (value !== null) field(name).value = value;
+      else if (settings.level === "custom") field(name).value = "";
     }
-    if (settings.time !== null && settings.time !== undefined && document.activeElement !== field("time")) {
-      field("time").value = settings.time;
-    }
+    if (settings.level === "custom") customLimits();
     field("show_analysis").checked = Boolean(settings.show_analysis);
     syncLevel();
   }
@@ -95,11 +112,16 @@ export function bindSettings(root, { limits, onChange = () => {} }) {
     syncLevel();
     if (name === "level") {
       const partial = { level: event.target.value };
-      if (partial.level === "custom") Object.assign(partial, customLimits());
+      if (partial.level === "custom") {
+        const why = problem();
+        if (why) return onInvalid(why); // sent once the limits can be used
+        Object.assign(partial, customLimits());
+      }
       onChange(partial);
     } else if (name === "depth" || name === "time") {
-      const limits2 = customLimits();
-      if (limits2[name] !== null) onChange({ level: "custom", ...limits2 });
+      const why = problem();
+      if (why) onInvalid(why);
+      else onChange({ level: "custom", ...customLimits() });
     } else if (name === "show_analysis") {
       onChange({ show_analysis: event.target.checked });
     } else if (name === "algorithm" || name === "engine_plays") {
@@ -112,5 +134,5 @@ export function bindSettings(root, { limits, onChange = () => {} }) {
     if (event.target.name === "game") labelMinimax(root);
   });
 
-  return { values, show };
+  return { values, show, problem };
 }
