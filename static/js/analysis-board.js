@@ -189,7 +189,7 @@ function moveButton(node, numbered) {
   const number = Math.ceil(node.ply / 2);
   const label = numbered ? (node.ply % 2 === 1 ? `${number}. ` : `${number}… `) : "";
   button.textContent = `${label}${node.move}`;
-  button.setAttribute("aria-label", `Move ${node.ply}: ${info.players[(node.ply - 1) % 2]}, ${info.moveNoun} ${node.move}`);
+  button.setAttribute("aria-label", `Move ${Math.ceil(node.ply / 2)}: ${info.players[(node.ply - 1) % 2]}, ${info.moveNoun} ${node.move}`);
   if (node === current) button.setAttribute("aria-current", "step");
   button.addEventListener("click", () => go(node));
   return button;

@@ -6,6 +6,7 @@
 // SVG, drawn here: no build step, no library. Render-only.
 
 import { firstPlayerShare } from "./eval-bar.js";
+import { moveName } from "./format.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const WIDTH = 300;
@@ -59,7 +60,8 @@ export function createEvalGraph(root, { info, onSelect }) {
         "data-ply": p.ply,
       });
       const title = svg("title", {});
-      title.textContent = `Move ${p.ply}: ${p.words}`;
+      const name = moveName(p.ply, info.players);
+      title.textContent = `${name.charAt(0).toUpperCase()}${name.slice(1)}: ${p.words}`;
       dot.append(title);
       chart.append(dot);
     });

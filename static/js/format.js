@@ -38,6 +38,14 @@ export function describeScore(score, exact, info, ply, depth = null) {
   return { kind: "loss", text: `loss in ${n}`, moves: n };
 }
 
+/**
+ * "move 8, Red": the move after which the board stands at `ply`, numbered as the
+ * move list numbers its rows (a move is a pair: one stone or mark each).
+ */
+export function moveName(ply, players) {
+  return `move ${Math.ceil(ply / 2)}, ${players[(ply - 1) % 2]}`;
+}
+
 /** "+0.12", "−0.05", "0.00": a heuristic score with its sign. */
 export function signed(value) {
   const fixed = Math.abs(value).toFixed(2);

@@ -105,26 +105,25 @@ export function scoresFor(model, moves) {
  * engine search of it, else from the game's review; null when nothing is known.
  */
 export function positionValue(model, moves) {
-  // What the page knows of the position, the side to move's view: its scores, the
-  // newest search from it (the engine's own, exact at Perfect), the game's review.
-  // An exact one wins over estimates (the scores of the engine's position are
-  // often a quick pass the engine's exact move cut short).
-  const known = [];
+  // What the page saw of the position, the side to move's view: its scores (what the
+  // board's badges show) and the newest search from it. An exact one wins: at Perfect
+  // the engine's search is exact while the scores of its position are often only
+  // the quick pass its move cut short. The game's review fills what the page did not see.
+  const seen = [];
   const scores = model.scores.get(moves);
   const values = scores ? Object.values(scores.move_scores) : [];
   if (values.length) {
     const best = values.reduce((a, b) => (b.score > a.score ? b : a));
-    known.push({ score: best.score, exact: Boolean(scores.complete), depth: best.depth ?? null });
+    seen.push({ score: best.score, exact: Boolean(scores.complete), depth: best.depth ?? null });
   }
   for (let i = model.results.length - 1; i >= 0; i -= 1) {
     const r = model.results[i];
     if (r.from === moves) {
-      known.push({ score: r.result.score, exact: Boolean(r.result.exact), depth: r.result.depth });
+      seen.push({ score: r.result.score, exact: Boolean(r.result.exact), depth: r.result.depth });
       break;
     }
   }
-  if (model.reviewed.has(moves)) known.push(model.reviewed.get(moves));
-  return known.find((value) => value.exact) ?? known[0] ?? null;
+  return seen.find((value) => value.exact) ?? seen[0] ?? model.reviewed.get(moves) ?? null;
 }
 
 /** Keep the review's values (moves -> value); what the page saw itself still comes first. */

@@ -9,6 +9,7 @@ import { readConfig, readJSON } from "./config.js";
 import { createEvalBar, evalWords } from "./eval-bar.js";
 import { createEvalGraph } from "./eval-graph.js";
 import * as M from "./game-model.js";
+import { moveName } from "./format.js";
 import { createGraphFill } from "./graph-fill.js";
 import { createMoveList } from "./movelist.js";
 import { gameInfo, replay } from "./rules.js";
@@ -311,8 +312,9 @@ function render() {
   );
   renderEvaluation(shown, analysisOn);
 
-  const where = model.reviewPly === 0 ? "the starting position" : `the position after move ${model.reviewPly}`;
-  $("turn").textContent = reviewing ? `Reviewing move ${model.reviewPly} of ${s.moves.length}` : M.turnText(model, info);
+  const where = model.reviewPly === 0 ? "the starting position" : `the position after ${moveName(model.reviewPly, info.players)}`;
+  const step = model.reviewPly === 0 ? "the start" : moveName(model.reviewPly, info.players);
+  $("turn").textContent = reviewing ? `Reviewing ${step} (live: ${moveName(s.moves.length, info.players)})` : M.turnText(model, info);
   document.title = `${M.turnText(model, info)} · ${info.label} · Lookahead`;
   document.body.dataset.status = s.status;
   $("board-area").classList.toggle("is-thinking", Boolean(s.engine_thinking));
@@ -322,7 +324,7 @@ function render() {
     chip.classList.toggle("is-winner", s.status === "won" && s.winner === side);
   }
   $("review-banner").hidden = !reviewing;
-  $("review-text").textContent = reviewing ? `You are looking at ${where}, not the live game (${s.moves.length} moves).` : "";
+  $("review-text").textContent = reviewing ? `You are looking at ${where}, not the live game.` : "";
   $("review-continue").href = M.continueUrl(model, shown);
 
   const player = M.isPlayer(model);

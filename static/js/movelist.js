@@ -27,7 +27,7 @@ export function createMoveList(root, { info, onSelect }) {
         button.className = `move move-p${j % 2}`;
         button.dataset.ply = String(j + 1);
         button.textContent = moves[j];
-        button.setAttribute("aria-label", `Move ${j + 1}: ${names[j % 2]}, ${info.moveNoun} ${moves[j]}`);
+        button.setAttribute("aria-label", `Move ${i / 2 + 1}: ${names[j % 2]}, ${info.moveNoun} ${moves[j]}`);
         if (j + 1 === shownPly) button.setAttribute("aria-current", "step");
         row.append(button);
       }

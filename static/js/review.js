@@ -10,6 +10,7 @@
 import { createGame } from "./api.js";
 import { fetchGame, fetchReview, settingsFor } from "./analysis-api.js";
 import { readJSON } from "./config.js";
+import { moveName } from "./format.js";
 import { gameInfo } from "./rules.js";
 
 /** The classes, best first: the symbol and the word shown, and what they mean. */
@@ -166,14 +167,14 @@ function mount() {
     const known = CLASSES[entry.class];
     const text = document.createElement("p");
     const best = entry.best_moves.length ? ` Best: ${info.moveNoun} ${entry.best_moves.join(" or ")}.` : "";
-    text.textContent = `Move ${entry.ply}, ${sideLabel(entry.player)}: ${info.moveNoun} ${entry.move} ${known.symbol} ${known.word}, ${change(entry)}.${best}`;
+    text.textContent = `Move ${Math.ceil(entry.ply / 2)}, ${sideLabel(entry.player)}: ${info.moveNoun} ${entry.move} ${known.symbol} ${known.word}, ${change(entry)}.${best}`;
     const actions = document.createElement("span");
     actions.className = "review-moment-actions";
     const show = document.createElement("button");
     show.type = "button";
     show.className = "button button-small";
     show.textContent = "Show";
-    show.setAttribute("aria-label", `Show the position after move ${entry.ply}`);
+    show.setAttribute("aria-label", `Show the position after ${moveName(entry.ply, info.players)}`);
     show.addEventListener("click", () => list.querySelector(`button[data-ply="${entry.ply}"]`)?.click());
     actions.append(show);
     if (state.seat !== "player" || entry.player === state.human_side) {

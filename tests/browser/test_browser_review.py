@@ -40,7 +40,7 @@ def test_the_review_marks_the_blunder_and_offers_a_retry(page: Page, screenshots
     counts = summary.locator(".review-counts tbody tr")
     expect(counts.nth(3)).to_contain_text(re.compile(r"blunder\s*1\s*0"))
     moment = summary.locator(".review-moment-blunder")
-    expect(moment).to_contain_text("Move 5, X (you): cell 9 ?? blunder, a win became a loss.")
+    expect(moment).to_contain_text("Move 3, X (you): cell 9 ?? blunder, a win became a loss.")
     expect(moment).to_contain_text("Best: cell 3.")
     page.screenshot(path=str(screenshots / "review-desktop.png"), full_page=True)
     page.set_viewport_size(PHONE)
@@ -87,7 +87,7 @@ def test_the_analysis_board_moves_both_sides_and_keeps_variations(
     page.locator("body").press("1")  # a variation: O at 1 instead of 2
     tree = page.locator("#ab-tree")
     expect(tree.locator(".ab-variation")).to_have_count(1)
-    expect(tree.get_by_role("button", name="Move 2: O, cell 1")).to_have_attribute(
+    expect(tree.get_by_role("button", name="Move 1: O, cell 1")).to_have_attribute(
         "aria-current", "step"
     )
     expect(page.locator("#ab-promote")).to_be_enabled()
