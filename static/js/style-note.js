@@ -45,7 +45,11 @@ export function styleNote(result, { info, styles, levels, level, ply }) {
     kind === "weaker"
       ? `${who} played ${name(result.best_move)} on purpose: now and then it plays a weaker move, so it can be beaten.`
       : `${who} played ${name(result.best_move)}, one of the moves close to its best: it picks among those at random, so its games vary.`;
-  const preferred = `Its search preferred ${name(strongest.move)} (${words(best)}) to ${name(result.best_move)} (${words(played)}).`;
+  // Even their numbers may read alike (near-equal moves differ in the third decimal).
+  const same = alike && best.number === played.number;
+  const preferred = same
+    ? `Its search rated ${name(strongest.move)} and ${name(result.best_move)} about the same (${words(best)}); ${name(strongest.move)} came first by a hair.`
+    : `Its search preferred ${name(strongest.move)} (${words(best)}) to ${name(result.best_move)} (${words(played)}).`;
   return {
     kind,
     strongest,

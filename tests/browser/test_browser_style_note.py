@@ -114,6 +114,10 @@ def test_the_words_for_each_reason(seeded_page: Page) -> None:
             m.styleNote(result(weaker, 2), options('hard')).text,
             m.styleNote({best_move: '4', score: 0, exact: false, depth: 4, extra: {}},
                         options('medium')),
+            m.styleNote({best_move: '6', score: -0.024, exact: false, depth: 2,
+                         extra: {style: config.play_styles.near_equal,
+                                 strongest: {move: '5', score: -0.021, exact: false}}},
+                        options('easy')).text,
           ];
         })"""
     )
@@ -129,3 +133,8 @@ def test_the_words_for_each_reason(seeded_page: Page) -> None:
     # ... while a depth-2 search may be Easy's or Medium's.
     assert said[3].startswith("The engine played column 7 on purpose")
     assert said[4] is None
+    # Near-equal moves whose numbers read alike too: no "preferred" between equals.
+    assert said[5].endswith(
+        "Its search rated column 5 and column 6 about the same (slightly worse, \u22120.02);"
+        " column 5 came first by a hair."
+    )
