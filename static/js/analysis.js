@@ -184,7 +184,7 @@ export function createAnalysisPanel(root, { info, algorithms, levels, styles, on
       "aria-label",
       played ? `The engine’s options before its move (${mover})` : `Score of each ${info.moveNoun} for ${mover}`,
     );
-    parts.legend.textContent = legend(mover, entries.map(([, v]) => v), played);
+    parts.legend.textContent = legend(mover, entries.map(([, v]) => v), played, played && result.algorithm === "minimax");
   }
 
   /** The comparison: `rows` are analyses of one position, `busy` while waiting. */
@@ -231,9 +231,12 @@ export function createAnalysisPanel(root, { info, algorithms, levels, styles, on
 }
 
 /** What the scores mean, for whom. */
-function legend(mover, values, played) {
+function legend(mover, values, played, byAlphaBeta = false) {
   if (!values.length) return "";
   const parts = [`Scores for ${mover}${played ? ", before its move" : ""}.`];
+  // The options are scored by alpha-beta whatever the engine plays: a minimax move's
+  // own search (above) may have stopped at another depth than these.
+  if (byAlphaBeta) parts.push("They come from an alpha-beta search of their own (the same values as minimax, far sooner), so their depth may differ from the move's.");
   if (values.some((v) => v.exact && v.score !== 0)) {
     parts.push("“Win in N” and “loss in N” count the winner’s moves still to play.");
   }
