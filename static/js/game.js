@@ -296,8 +296,12 @@ function render() {
   const shown = M.shownMoves(model);
   const reviewing = model.reviewPly !== null;
   const analysisOn = Boolean(s.settings.show_analysis);
-  const match = M.resultFor(model, shown) || (reviewing ? null : M.provisional(model));
-  const lineOn = model.showLine || model.hoverLine;
+  const live = M.resultFor(model, shown) || (reviewing ? null : M.provisional(model));
+  // A game the player's move ended: the panel keeps the engine's last search, as when
+  // the engine's move ends it (no line on the board: it starts from an earlier position).
+  const over = !live && shown && replay(s.game, shown).over;
+  const match = live || (over ? M.resultFor(model, shown.slice(0, -1)) : null);
+  const lineOn = (model.showLine || model.hoverLine) && match === live;
 
   board.set(
     boardView({

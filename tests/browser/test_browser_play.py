@@ -127,3 +127,21 @@ def test_exact_scores_read_as_words_from_the_movers_side(page: Page) -> None:
         "7": "loss in 1",
     }
     expect(ui.board.locator(".c4-slot.is-win")).to_have_count(4)
+
+
+def test_a_game_the_player_wins_keeps_the_engines_last_search_in_the_panel(page: Page) -> None:
+    """X forks (1, 2 then 5 against O's 4 and forced 3); O blocks one line, X wins on the
+    other. The panel still shows O's last search, as it does after an engine's win."""
+    ui = GamePage(page)
+    ui.open_new("game=tictactoe&moves=14&level=perfect&engine_plays=second")
+    for count, cell in ((4, "2"), (6, "5")):
+        ui.wait_for_my_turn()
+        ui.press(cell)
+        ui.wait_for_moves(count)
+    ui.wait_for_my_turn()
+    played = "".join(ui.moves.all_inner_texts())
+    ui.press("9" if "8" in played else "8")
+    expect(page.locator("#turn")).to_contain_text("You won")
+    blocked = played[-1]
+    expect(page.locator("#result-headline")).to_contain_text(f"O played cell {blocked}")
+    expect(page.locator("#depth-table tbody tr")).not_to_have_count(0)
