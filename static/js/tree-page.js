@@ -283,8 +283,8 @@ async function compare() {
   try {
     const variants = [
       { algorithm: "minimax", ordering: "engine", label: "Minimax" },
-      { algorithm: "alphabeta", ordering: "engine", label: "Alpha-beta, engine's move order" },
-      { algorithm: "alphabeta", ordering: "natural", label: "Alpha-beta, natural move order" },
+      { algorithm: "alphabeta", ordering: "engine", label: "Alpha-beta, engine's order" },
+      { algorithm: "alphabeta", ordering: "natural", label: "Alpha-beta, natural order" },
     ];
     const trees = [];
     for (const v of variants) trees.push(await fetchTree({ algorithm: v.algorithm, ordering: v.ordering }));
@@ -296,8 +296,10 @@ async function compare() {
     $("compare-rows").replaceChildren(...variants.map((v, i) => {
       const tr = document.createElement("tr");
       const t = trees[i];
+      // Stopped at the limit: the value and move are a shallower iteration's, if any, and say so.
+      const partial = t.truncated && t.iterations?.length ? ` (depth ${t.iterations[t.iterations.length - 1]})` : "";
       const cells = [v.label, count(t.node_count) + (t.truncated ? "+ (limit)" : ""),
-        t.root_value === null ? "–" : M.valueText(t.root_value, "exact"), t.best_move ?? "–"];
+        t.root_value === null ? "–" : M.valueText(t.root_value, "exact") + partial, t.best_move ?? "–"];
       cells.forEach((text, j) => {
         const cell = document.createElement(j === 0 ? "th" : "td");
         if (j === 0) cell.scope = "row";
@@ -388,6 +390,23 @@ function bind() {
   document.body.classList.toggle("reduce-motion", reducedMotion.matches);
 }
 
+/** What the search found, in words. A trace stopped at the node limit did not finish
+ * its last iteration: its move is the deepest completed iteration's, if any, said as such. */
+function summary(tree) {
+  const name = tree.algorithm === "minimax" ? "Minimax" : "Alpha-beta";
+  const choice = () => `${info.moveNoun} ${tree.best_move} (value ${M.valueText(tree.root_value, "exact")})` +
+    (tree.pv ? `, expecting ${tree.pv.split("").join(" ")}` : "");
+  if (!tree.truncated) {
+    return `${name} visited ${count(tree.node_count)} nodes` + (tree.best_move ? `, chose ${choice()}.` : ".");
+  }
+  const stopped = `${name} stopped at the node limit (${count(tree.limit)} nodes) before it finished the search to depth ${tree.depth}.`;
+  const deepest = tree.iterations?.length ? tree.iterations[tree.iterations.length - 1] : null;
+  const found = deepest !== null && tree.best_move
+    ? ` Its deepest completed iteration, depth ${deepest}, chose ${choice()}.`
+    : " No iteration was completed, so it chose no move.";
+  return `${stopped}${found} Raise the limit or lower the depth to see the whole search.`;
+}
+
 async function start() {
   bind();
   try {
@@ -397,10 +416,7 @@ async function start() {
     $("tree-status").classList.add("error");
     return;
   }
-  const { tree } = state;
-  const limitNote = tree.truncated ? ` It stopped at the node limit (${count(tree.limit)}): raise the limit or lower the depth to see the whole search.` : "";
-  $("tree-status").textContent = `${tree.algorithm === "minimax" ? "Minimax" : "Alpha-beta"} visited ${count(tree.node_count)} nodes` +
-    (tree.best_move ? `, chose ${info.moveNoun} ${tree.best_move} (value ${M.valueText(tree.root_value, "exact")}), expecting ${tree.pv.split("").join(" ")}.` : ".") + limitNote;
+  $("tree-status").textContent = summary(state.tree);
   document.body.classList.add("tree-loaded");
   goTo(0);
 }

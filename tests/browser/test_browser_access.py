@@ -105,6 +105,20 @@ def test_phone_depth_table_fits_and_touch_targets_are_44px(
         for target in targets:
             box = target.bounding_box()
             assert box is not None and box["width"] >= TOUCH and box["height"] >= TOUCH, box
+        # The settings: the Strength and Algorithm segments (their radios cover them), the
+        # panel's summary and the analysis switch are at least 44 px tall.
+        settings = page.locator(".settings-panel")
+        tall = {
+            "segments": settings.locator(".segment input").all(),
+            "summary": [settings.locator("summary")],
+            "switch": [settings.locator('input[name="show_analysis"]')],
+        }
+        assert len(tall["segments"]) >= 5 + 2
+        for what, controls in tall.items():
+            for control in controls:
+                box = control.bounding_box()
+                assert box is not None and box["height"] >= TOUCH, (what, box)
+                assert box["width"] >= TOUCH, (what, box)
         page.locator("#analysis").screenshot(
             path=screenshots / "phone-analysis.png", animations="disabled"
         )
@@ -195,3 +209,30 @@ def test_home_lists_this_browsers_recent_games(page: Page, screenshots: Path) ->
     page.screenshot(path=screenshots / "home-recent-games.png", animations="disabled")
     link.click()
     page.wait_for_url(game_url)
+
+
+def test_tictactoe_score_badges_fit_inside_their_cells(browser: Browser, base_url: str) -> None:
+    """The longest words ("slightly worse · depth 4") wrap inside the cell, clear of the
+    grid lines, on a desktop and on a phone."""
+    for viewport, mobile in (({"width": 1280, "height": 900}, False), (PHONE, True)):
+        context = browser.new_context(
+            base_url=base_url, viewport=viewport, is_mobile=mobile, has_touch=mobile
+        )
+        try:
+            page = context.new_page()
+            ui = GamePage(page)
+            ui.open_new("game=tictactoe&moves=5&level=medium&engine_plays=first")
+            ui.wait_for_my_turn()
+            expect(ui.board.locator(".score-badge[title]")).to_have_count(8)
+            for move in "12346789":
+                cell = ui.cell(move).bounding_box()
+                badge = ui.cell(move).locator(".score-badge").bounding_box()
+                assert cell is not None and badge is not None
+                inside = (
+                    badge["x"] >= cell["x"]
+                    and badge["x"] + badge["width"] <= cell["x"] + cell["width"]
+                    and badge["y"] + badge["height"] <= cell["y"] + cell["height"]
+                )
+                assert inside, (viewport, move, cell, badge)
+        finally:
+            context.close()

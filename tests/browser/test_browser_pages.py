@@ -28,6 +28,26 @@ def test_home_page_offers_both_games_and_the_settings(page: Page, screenshots: P
     page.screenshot(path=screenshots / "home.png", full_page=True, animations="disabled")
 
 
+@pytest.mark.parametrize("game", ["tictactoe", "connect4"])
+def test_the_home_settings_lay_out_cleanly_on_a_desktop(page: Page, game: str) -> None:
+    """Each choice pill is one row ("Minimax (whole tree)" once wrapped under "Alpha-beta"),
+    and the analysis switch sits at the left under the fields, not floating right."""
+    page.goto("/")
+    page.locator(f'.game-card[data-game="{game}"]').click()
+    for name in ("Strength", "Algorithm", "Who moves first"):
+        group = page.get_by_role("group", name=name)
+        pill = group.locator(".segmented").bounding_box()
+        segment = group.locator(".segment").first.bounding_box()
+        assert pill is not None and segment is not None
+        assert pill["height"] < 2 * segment["height"], (name, pill, segment)
+    strength = page.get_by_role("group", name="Strength").bounding_box()
+    algorithm = page.get_by_role("group", name="Algorithm").bounding_box()
+    switch = page.locator(".settings-card .switch").bounding_box()
+    assert strength is not None and algorithm is not None and switch is not None
+    assert abs(switch["x"] - strength["x"]) < 1, (switch, strength)
+    assert switch["y"] >= algorithm["y"] + algorithm["height"], (switch, algorithm)
+
+
 @pytest.mark.parametrize("game", ["connect4", "tictactoe"])
 def test_start_each_game_from_the_home_page(page: Page, game: str, screenshots: Path) -> None:
     ui = GamePage(page)
@@ -72,6 +92,8 @@ def test_game_page_fits_a_phone(browser: Browser, base_url: str, screenshots: Pa
 def test_a_lost_link_gets_a_friendly_page(page: Page) -> None:
     response = page.goto("/g/no-such-game")
     assert response is not None and response.status == 404
+    expect(page).to_have_title("Not found · Lookahead")
+    expect(page.get_by_role("heading", level=1)).to_have_text("Nothing to play here")
     link = page.get_by_role("link", name="Go to the home page")
     expect(link).to_be_visible()
     link.click()

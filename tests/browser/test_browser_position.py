@@ -102,3 +102,8 @@ def test_a_bad_position_link_explains_itself(page: Page) -> None:
     response = page.goto("/new?game=connect4&moves=48")
     assert response is not None and response.status == 400
     expect(page.locator(".lost-message")).to_contain_text("cannot start a game")
+    expect(page.locator(".lost-message")).to_contain_text("at move 2, 8 is not a column")
+    expect(page).to_have_title("Link not valid · Lookahead")
+    expect(page.get_by_role("heading", level=1)).to_have_text(
+        "This link does not describe a position"
+    )

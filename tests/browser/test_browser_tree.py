@@ -3,11 +3,14 @@ screenshots on desktop and phone, and the frame rate of stepping a 5,000-node tr
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 from playwright.sync_api import Browser, Page, expect
 
 from tests.browser.conftest import ROOT
+from tests.browser.game_page import GamePage
 
 #: X to move with a win at cell 3: alpha-beta stops at depth 1 after 6 nodes,
 #: minimax searches all 162.
@@ -37,6 +40,31 @@ def test_stepping_through_a_tic_tac_toe_tree_shows_each_node_and_the_counts(page
     expect(page.locator("#count-iteration")).to_have_text("1")
 
 
+def tree_link_moves(page: Page) -> str:
+    """Follow the game page's "Show the search tree" link: the moves of the tree it opens."""
+    page.locator("#tree-link").click()
+    page.wait_for_url(re.compile(r"/tree\?"))
+    moves = parse_qs(urlsplit(page.url).query).get("moves", [""])[0]
+    page.go_back()
+    page.wait_for_url(re.compile(r"/g/"))
+    return moves
+
+
+def test_the_tree_link_opens_the_position_on_the_board(page: Page) -> None:
+    """After the game the link opens the position before the last move (where it was
+    searched), never the empty board; in review, the position stepped back to."""
+    ui = GamePage(page)
+    ui.open_new("game=tictactoe&moves=1529&level=easy&engine_plays=second")
+    ui.click("3")  # X wins
+    expect(page.locator("body")).to_have_attribute("data-status", "won")
+    assert tree_link_moves(page) == "1529"
+    expect(page.locator("body")).to_have_attribute("data-status", "won")
+    page.locator("body").press("ArrowLeft")
+    page.locator("body").press("ArrowLeft")
+    expect(page.locator("#review-banner")).to_be_visible()
+    assert tree_link_moves(page) == "152"
+
+
 def test_minimax_and_alpha_beta_side_by_side(page: Page) -> None:
     load(page, WIN_NOW + "&algorithm=minimax")
     page.locator("#step-end").click()
@@ -50,6 +78,32 @@ def test_minimax_and_alpha_beta_side_by_side(page: Page) -> None:
     expect(page.locator("#tree-other")).to_be_visible()
     expect(page.locator("#tree-other-host .tree-node")).to_have_count(6)
     expect(page.locator("#tree-main .tree-node.skipped").first).to_be_visible()
+
+
+def test_a_search_stopped_at_the_node_limit_says_so_and_fits_the_page(
+    browser: Browser, base_url: str
+) -> None:
+    """Its move is the deepest completed iteration's, never stated as the search's result;
+    comparing (minimax at the limit too) widens neither a desktop's page nor a phone's."""
+    url = "/tree?game=tictactoe&moves=51&algorithm=alphabeta&depth=9&limit=600"
+    for viewport, mobile in (({"width": 1280, "height": 900}, False), (PHONE, True)):
+        context = browser.new_context(
+            base_url=base_url, viewport=viewport, is_mobile=mobile, has_touch=mobile
+        )
+        try:
+            page = context.new_page()
+            load(page, url)
+            status = page.locator("#tree-status")
+            expect(status).to_contain_text("stopped at the node limit (600 nodes)")
+            expect(status).to_contain_text(re.compile(r"deepest completed iteration, depth \d"))
+            expect(status).not_to_contain_text("visited")
+            page.locator("#compare-button").click()
+            expect(page.locator("#compare-rows tr")).to_have_count(3)
+            expect(page.locator("#compare-rows tr").first).to_contain_text("(limit)")
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= viewport["width"], (viewport, width)
+        finally:
+            context.close()
 
 
 def test_next_cut_off_stops_at_a_cut_and_says_why(page: Page) -> None:

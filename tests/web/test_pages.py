@@ -68,16 +68,26 @@ def test_a_game_page_shows_the_game(client: FlaskClient, app: Flask) -> None:
     assert '"seat": "spectator"' in spectator
 
 
+def title_of(page: str) -> str:
+    found = re.search(r"<title>(.*?)</title>", page, re.S)
+    assert found is not None
+    return html.unescape(found.group(1).strip())
+
+
 def test_an_unknown_game_link_gets_a_friendly_404(client: FlaskClient) -> None:
     response = client.get("/g/not-a-real-game")
     assert response.status_code == 404
-    assert "no game at this link" in response.get_data(as_text=True)
+    page = response.get_data(as_text=True)
+    assert "no game at this link" in page
+    assert title_of(page) == "Not found · Lookahead"
+    assert "Nothing to play here" in page and "Games live at their link" in page
 
 
 def test_an_unknown_page_gets_the_404_page(client: FlaskClient) -> None:
     response = client.get("/no/such/page")
     assert response.status_code == 404
     assert "could not find that page" in response.get_data(as_text=True)
+    assert title_of(response.get_data(as_text=True)) == "Not found · Lookahead"
 
 
 def test_a_position_link_shows_the_position_and_creates_nothing(
@@ -141,12 +151,50 @@ def test_the_home_form_without_scripts_starts_a_custom_game(client: FlaskClient)
 def test_a_bad_position_link_explains_itself(client: FlaskClient, app: Flask, query: str) -> None:
     response = client.get(f"/new?{query}")
     assert response.status_code == 400, query
-    assert "cannot start a game" in response.get_data(as_text=True)
+    page = response.get_data(as_text=True)
+    assert "cannot start a game" in page
+    assert title_of(page) == "Link not valid · Lookahead"
+    assert "This link does not describe a position" in page
+    assert "Nothing to play here" not in page and "Games live at their link" not in page
     fields = dict(pair.split("=") for pair in query.split("&") if pair)
     posted = client.post("/new", data=fields)
     assert posted.status_code == 400
-    assert "cannot start a game" in posted.get_data(as_text=True)
+    form_page = posted.get_data(as_text=True)
+    assert "cannot start a game" in form_page
+    assert title_of(form_page) == "Game not started · Lookahead"
+    assert "These settings do not start a game" in form_page
     assert games_stored(app) == 0
+
+
+@pytest.mark.parametrize(
+    ("link", "reason"),
+    [
+        (
+            "/analysis?game=connect4&moves=99999",
+            "The moves in this link (99999) cannot all be played: at move 1, 9 is not a column",
+        ),
+        (
+            "/tree?game=connect4&moves=1111111",
+            "The moves in this link (1111111) cannot all be played: at move 7, column 1 is full.",
+        ),
+        (
+            "/new?game=tictactoe&moves=11",
+            "The moves in this link (11) cannot all be played: at move 2, cell 1 is taken.",
+        ),
+        ("/new?game=chess", "Unknown game &#39;chess&#39;"),
+    ],
+)
+def test_a_bad_link_says_it_is_not_valid_and_why(
+    client: FlaskClient, link: str, reason: str
+) -> None:
+    """A 400 is a link that describes no position, never a page "not found"."""
+    response = client.get(link)
+    assert response.status_code == 400
+    page = response.get_data(as_text=True)
+    assert title_of(page) == "Link not valid · Lookahead"
+    assert "This link does not describe a position" in page
+    assert reason in page
+    assert "Not found" not in page and "Nothing to play here" not in page
 
 
 def test_user_text_is_escaped_not_injected(client: FlaskClient) -> None:

@@ -8,6 +8,7 @@ link shows the position and a form that POSTs to ``/new``.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from flask import Blueprint, Flask, Response, jsonify, redirect, render_template, request
@@ -34,9 +35,87 @@ def games_list() -> list[dict[str, str]]:
     return [{"name": name, "label": protocol.GAME_LABELS.get(name, name)} for name in GAMES]
 
 
-def error_page(message: str, status: int) -> tuple[str, int]:
+#: An error page's words by HTTP status: the tab's title, the heading, and the hint
+#: under the specific reason. A 400 is a link that says no position (any other 4xx is
+#: said as one); only a 404 is something missing, so only it says "not found".
+ERROR_WORDS: dict[int, tuple[str, str, str]] = {
+    400: (
+        "Link not valid",
+        "This link does not describe a position",
+        "Check that the whole link was copied, or start a new game from the home page.",
+    ),
+    404: (
+        "Not found",
+        "Nothing to play here",
+        "Games live at their link for as long as the server keeps them. "
+        "You can always start a new one.",
+    ),
+    429: (
+        "Too many requests",
+        "Too many requests at once",
+        "Wait a moment, then try again.",
+    ),
+}
+#: The home form's or a position page's POST that could not start a game (any 4xx).
+FORM_WORDS = (
+    "Game not started",
+    "These settings do not start a game",
+    "Go back and change them, or start a new game from the home page.",
+)
+#: A 5xx is the server's fault, not the link's.
+SERVER_WORDS = (
+    "Server error",
+    "Something went wrong on our side",
+    "The link is fine: try again in a moment.",
+)
+
+
+#: A position's moves the rules refused, as the services word them ("Bad starting position:
+#: move 7 of '1111111': move '1': column 1 is full"), the move's digit said once.
+ILLEGAL_AT = re.compile(
+    r"(?:Bad (?:starting )?position: )?move (\d+) of '(\d*)': (?:move '([^']*)':? ?)?(.*)$"
+)
+
+
+def plain_reason(message: str) -> str:
+    """``message`` as sentences; a refused move in a link's moves in plain words.
+
+    >>> plain_reason("No tree: Bad position: move 7 of '1111111': move '1': column 1 is full")
+    'No tree. The moves in this link (1111111) cannot all be played: at move 7, column 1 is full.'
+    >>> plain_reason("Bad starting position: move 1 of '99999': move '9' is not a column (1-7)")
+    'The moves in this link (99999) cannot all be played: at move 1, 9 is not a column (1 to 7).'
+    """
+    found = ILLEGAL_AT.search(message)
+    if found:
+        ply, moves, move, detail = found.groups()
+        if move and detail.startswith("is "):
+            detail = f"{move} {detail}"
+        detail = re.sub(r"\((\d+)-(\d+)\)", r"(\1 to \2)", detail)  # a range, not a minus
+        lead = message[: found.start()].removesuffix(": ")
+        lead = f"{lead}. " if lead else ""
+        message = (
+            f"{lead}The moves in this link ({moves}) cannot all be played: at move {ply}, {detail}"
+        )
+    return message if message.endswith((".", "!", "?")) else f"{message}."
+
+
+def error_page(
+    message: str, status: int, words: tuple[str, str, str] | None = None
+) -> tuple[str, int]:
+    """The error page for ``status``: ``message`` as the reason, under the status's words
+    (ERROR_WORDS, SERVER_WORDS) unless ``words`` (title, heading, hint) are given."""
+    if status >= 500:
+        words = SERVER_WORDS
+    title, heading, hint = words or ERROR_WORDS.get(status, ERROR_WORDS[400])
     # `config` is passed explicitly: otherwise Flask's app.config would reach the page.
-    page = render_template("404.html", message=message, config=protocol.client_config())
+    page = render_template(
+        "error.html",
+        title=title,
+        heading=heading,
+        message=plain_reason(message),
+        hint=hint,
+        config=protocol.client_config(),
+    )
     return page, status
 
 
@@ -118,7 +197,7 @@ def new() -> Any:
         page, status = error_page(error.message, error.status)
         return page, status, {"Retry-After": str(error.retry_after)}
     except GameError as error:
-        return error_page(f"This cannot start a game: {error.message}", error.status)
+        return error_page(f"This cannot start a game: {error.message}", error.status, FORM_WORDS)
     return redirect(f"/g/{record.id}", code=303)
 
 
