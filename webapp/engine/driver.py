@@ -353,38 +353,35 @@ class _Run:
         fallback: SearchResult | None,
     ) -> dict[str, MoveScore]:
         """Every move's exact score, or its heuristic one where the solver gave up."""
-        scores: dict[str, MoveScore] = {}
-        known = bool(extra.get("book"))
-        for move in self.root:
-            name = self.engine.format_moves([move])
-            if known and move in optimal:
-                scores[name] = MoveScore(score, True)
-                continue
-            try:
-                value = solver.child_score(move)
-            except Stop:
-                break  # the search's limits: the rest keep their heuristic scores
-            if value is not None:
-                scores[name] = MoveScore(value, True)
-        missing = [m for m in self.root if self.engine.format_moves([m]) not in scores]
+        name = self.engine.format_moves
+        known = set(optimal) if extra.get("book") else set()
+        scores = {name([move]): MoveScore(score, True) for move in self.root if move in known}
+        self.solve_moves(solver, [m for m in self.root if m not in known], scores, patient=False)
+        missing = [m for m in self.root if name([m]) not in scores]
         if missing and self.budget.stoppable and self.budget.reason is None:
             # The moves given up on, again with the solver's larger budget (the cheap
             # ones came first, so a long one delays no other), till the limits stop it.
-            for move in list(missing):
-                try:
-                    value = solver.child_score(move, patient=True)
-                except Stop:
-                    break
-                if value is not None:
-                    scores[self.engine.format_moves([move])] = MoveScore(value, True)
-                    missing.remove(move)
+            self.solve_moves(solver, missing, scores, patient=True)
+            missing = [m for m in missing if name([m]) not in scores]
         if missing and fallback is None and self.budget.reason is None:
             fallback = self.deepen(True, solver.fallback_depth)
         for move in missing:
-            name = self.engine.format_moves([move])
             if fallback is not None and fallback.move_scores is not None:
-                scores[name] = fallback.move_scores[name]
+                scores[name([move])] = fallback.move_scores[name([move])]
         return dict(sorted(scores.items()))
+
+    def solve_moves(
+        self, solver: ExactSolver, moves: list[Move], scores: dict[str, MoveScore], patient: bool
+    ) -> None:
+        """Each move's exact score into ``scores`` where the solver finds it, in order, until
+        the search's limits stop it (the rest keep their heuristic scores)."""
+        for move in moves:
+            try:
+                value = solver.child_score(move, patient=patient)
+            except Stop:
+                return
+            if value is not None:
+                scores[self.engine.format_moves([move])] = MoveScore(value, True)
 
     def solve_each(self, solver: ExactSolver, move_scores: bool) -> SearchResult:
         """The root moves solved one by one (``root_moves``, or every move when no line is
