@@ -72,6 +72,22 @@ def test_scores_past_their_limit_shed_the_oldest_and_are_never_refused() -> None
     assert scheduler.refusal(ENGINE, "o", "g") is None  # scores count against no other bound
 
 
+def test_waiting_analyses_never_make_a_move_busy() -> None:
+    scheduler = Scheduler(
+        queue_limit=2, owner_limit=3, game_limit=3, scores_limit=1, analysis_limit=4
+    )
+    for number in range(3):  # the owner's whole share of analyses, on the game
+        scheduler.add(job(f"a{number}", priority=ANALYSIS, owner="o", game_id="g"))
+    scheduler.add(job("b", priority=ANALYSIS, owner="p"))  # the analyses' bound: full
+    assert scheduler.refusal(ANALYSIS, "o", "") == "you already have 3 searches waiting"
+    assert scheduler.refusal(ANALYSIS, "q", "h") == "4 analyses are already waiting"
+    assert scheduler.refusal(ENGINE, "o", "g") is None  # the same owner's move, same game
+    scheduler.add(job("m0", owner="o", game_id="g"))
+    scheduler.add(job("m1", owner="p"))
+    assert scheduler.refusal(ENGINE, "q", "") == "2 searches are already waiting"
+    assert scheduler.refusal(ANALYSIS, "q", "h") == "4 analyses are already waiting"
+
+
 # -- the pool -----------------------------------------------------------------------
 def test_an_engine_move_preempts_an_analysis_when_every_worker_is_busy(pools: Pools) -> None:
     pool = pools(2, reserve=0)
@@ -186,9 +202,10 @@ def test_bounds_refuse_per_owner_per_game_and_in_total_while_others_are_accepted
         pool.submit(job("b1", owner="bob", game_id="g1"))
     pool.submit(job("b1", owner="bob", game_id="g2"))
     pool.submit(job("c0", owner="carol", game_id="g3"))  # 5 waiting: full
-    assert not pool.has_room(ANALYSIS, "dave", "g4")
+    assert not pool.has_room(ENGINE, "dave", "g4")
     with pytest.raises(PoolBusy, match="5 searches are already waiting"):
         pool.submit(job("d0", owner="dave", game_id="g4"))
+    assert pool.has_room(ANALYSIS, "dave", "g4")  # analyses have a bound of their own
     assert pool.has_room(SCORES, "dave", "g4")
     pool.submit(job("s0", priority=SCORES, owner="alice", game_id="g1"))  # display work is shed
     assert pool.stats()["queued"] == {"engine": 5, "scores": 1, "analysis": 0}

@@ -57,7 +57,10 @@ DEFAULTS: dict[str, Any] = {
     # (`python -m webapp.worker`) take jobs from. None = one process, searches in it.
     "REDIS_URL": None,  # seconds a write waits for a lock before "storage unavailable"
     "SEARCH_WORKERS": 2,  # search processes = searches at once
-    "SEARCH_QUEUE_LIMIT": 2000,  # searches that may wait in all (a bound sized from memory)
+    "SEARCH_QUEUE_LIMIT": 2000,  # engine moves that may wait in all (a bound sized from memory)
+    # Analyses (HTTP, spectators', traces) that may wait in all: a bound of their own, so
+    # waiting analyses never make a move or a new game busy.
+    "SEARCH_ANALYSIS_LIMIT": 500,
     "SEARCH_OWNER_LIMIT": 32,  # searches one browser (or address) may have waiting
     "SEARCH_GAME_LIMIT": 8,  # searches one game may have waiting
     "SEARCH_RESERVE": 1,  # workers kept for engine moves (analyses use the others)
@@ -127,7 +130,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     pool = (
         search_pool(app)
         if redis_url is None
-        else QueuePool(redis_url, app.config["SEARCH_QUEUE_LIMIT"])
+        else QueuePool(
+            redis_url, app.config["SEARCH_QUEUE_LIMIT"], app.config["SEARCH_ANALYSIS_LIMIT"]
+        )
     )
     service = GameService(
         store,
@@ -165,6 +170,7 @@ def search_pool(app: Flask) -> SearchPool:
         game_limit=app.config["SEARCH_GAME_LIMIT"],
         reserve=app.config["SEARCH_RESERVE"],
         restart_backoff=tuple(app.config["SEARCH_RESTART_BACKOFF"]),
+        analysis_limit=app.config["SEARCH_ANALYSIS_LIMIT"],
     )
 
 

@@ -105,6 +105,7 @@ class SearchPool:
         reserve: int = 1,
         lesser_nice: int = LESSER_NICE,
         scores_limit: int | None = None,
+        analysis_limit: int | None = None,
         restart_backoff: tuple[float, float] = (0.5, 30.0),
         crash_window: float = 60.0,
         crash_loop: int = 5,
@@ -121,7 +122,7 @@ class SearchPool:
         self.cancel_grace = cancel_grace
         self.on_progress, self.on_result, self.on_queued = on_progress, on_result, on_queued
         scores = 2 * workers if scores_limit is None else scores_limit
-        self._scheduler = Scheduler(queue_limit, owner_limit, game_limit, scores)
+        self._scheduler = Scheduler(queue_limit, owner_limit, game_limit, scores, analysis_limit)
         self._crashes = CrashTracker(workers, restart_backoff, crash_window, crash_loop)
         self._lock = threading.Lock()
         self._ready = threading.Condition(self._lock)

@@ -85,12 +85,17 @@ def _ignore(*_: Any) -> None:
 class QueuePool:
     """``SearchPool``'s interface over the shared queue at ``url`` (see the module's docstring).
 
-    ``queue_limit`` bounds the messages waiting in each queue: past it, ``submit``
-    raises PoolBusy (as does a Redis that cannot be reached).
+    ``queue_limit`` bounds the messages waiting in the play queue, ``analysis_limit``
+    (``queue_limit`` unless given) those in the analysis queue: past it, ``submit``
+    raises PoolBusy (as does a Redis that cannot be reached). Moves and analyses
+    have a queue each, so waiting analyses never make a move busy.
     """
 
-    def __init__(self, url: str, queue_limit: int = 2000) -> None:
+    def __init__(
+        self, url: str, queue_limit: int = 2000, analysis_limit: int | None = None
+    ) -> None:
         self.url, self.queue_limit = url, queue_limit
+        self.limits = {PLAY: queue_limit, ANALYSIS: analysis_limit or queue_limit}
         self.size = 0  # searches at once are the hosts' (see stats)
         self.uid = uuid4().hex  # names this process's reply list
         self.on_progress: ProgressCallback = _ignore
@@ -223,7 +228,7 @@ class QueuePool:
     # -- inside -----------------------------------------------------------------------------
     def _room_in(self, queue: str) -> bool:
         try:
-            return int(self.redis.llen(queue_key(queue))) < self.queue_limit
+            return int(self.redis.llen(queue_key(queue))) < self.limits[queue]
         except redis.RedisError:
             return False
 

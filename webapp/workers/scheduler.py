@@ -12,6 +12,11 @@ order, so a flooding client is told first). SCORES jobs are display work and
 never refused: past ``scores_limit`` waiting, a new one sheds the oldest.
 They do not count against the other bounds.
 
+Engine moves and analyses are counted apart (per owner, per game and in all:
+``queue_limit`` for moves, ``analysis_limit`` for analyses), so waiting
+analyses never take a move's place: however many analyses wait, a move is
+refused only for moves.
+
 This module knows nothing of processes; ``pool.py`` asks it for the next job.
 """
 
@@ -80,13 +85,21 @@ class Scheduler:
     """Waiting jobs in priority lanes, with per-owner, per-game and total bounds."""
 
     def __init__(
-        self, queue_limit: int, owner_limit: int, game_limit: int, scores_limit: int
+        self,
+        queue_limit: int,
+        owner_limit: int,
+        game_limit: int,
+        scores_limit: int,
+        analysis_limit: int | None = None,
     ) -> None:
         self.queue_limit, self.owner_limit = queue_limit, owner_limit
         self.game_limit, self.scores_limit = game_limit, scores_limit
+        self.analysis_limit = queue_limit if analysis_limit is None else analysis_limit
         self._lanes = {priority: Lane() for priority in Priority}
-        self._owners: Counter[str] = Counter()  # waiting, bounded jobs per owner
-        self._games: Counter[str] = Counter()
+        # Waiting, bounded jobs per (class, owner) and per (class, game): moves and
+        # analyses never count against each other.
+        self._owners: Counter[tuple[Priority, str]] = Counter()
+        self._games: Counter[tuple[Priority, str]] = Counter()
         self.changes = 0  # grows with every change of order (for the places reported)
 
     # -- questions --------------------------------------------------------------------
@@ -103,12 +116,14 @@ class Scheduler:
         """Why a new job would be refused, or None if it would be queued."""
         if priority == Priority.SCORES:
             return None  # shed, never refused
-        if owner and self._owners[owner] >= self.owner_limit:
+        if owner and self._owners[priority, owner] >= self.owner_limit:
             return f"you already have {self.owner_limit} searches waiting"
-        if game_id and self._games[game_id] >= self.game_limit:
+        if game_id and self._games[priority, game_id] >= self.game_limit:
             return f"this game already has {self.game_limit} searches waiting"
-        bounded = self.waiting() - self.waiting(Priority.SCORES)
-        if bounded >= self.queue_limit:
+        if priority == Priority.ANALYSIS:
+            if self.waiting(priority) >= self.analysis_limit:
+                return f"{self.analysis_limit} analyses are already waiting"
+        elif self.waiting(priority) >= self.queue_limit:
             return f"{self.queue_limit} searches are already waiting"
         return None
 
@@ -155,6 +170,6 @@ class Scheduler:
             return
         for counter, key in ((self._owners, job.owner), (self._games, job.game_id)):
             if key:
-                counter[key] += step
-                if counter[key] <= 0:
-                    del counter[key]
+                counter[job.priority, key] += step
+                if counter[job.priority, key] <= 0:
+                    del counter[job.priority, key]
