@@ -20,6 +20,18 @@ a second tab or the review asking for the same position get it without a second
 search, short enough that a later request (the pool less loaded, or a larger
 budget) searches again and may reach an exact answer.
 
+# Fair and finite
+A search nobody waits for is cancelled, not run: each one remembers when it was
+last asked for (a request waiting on it, a poll after a "pending" answer, a
+second requester joining it), and once ``abandon_seconds`` have passed with
+nobody asking, a sweeper thread cancels it in the pool (it runs only while
+searches are under way). Each asker (an identity, an address) has a share of
+the searches under way: past ``share_per_identity`` started by one identity
+or ``share_per_address`` by one address, a new one is refused (``OverShare``,
+429 with ``Retry-After``). Refusing the new one rather than dropping the
+asker's oldest keeps the work already spent and tells the client at once;
+joining a search already under way is never refused (it adds no work).
+
 # The pool's callbacks
 The pool has one ``on_result`` and one ``on_queued``, set by the game service's
 ``Searches``. ``Analyses`` puts itself in front of them: a job it submitted
@@ -28,9 +40,10 @@ The pool has one ``on_result`` and one ``on_queued``, set by the game service's
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -43,6 +56,8 @@ from webapp.services.errors import GameError
 from webapp.services.state import result_of
 from webapp.workers import Pool, PoolBusy, Priority, SearchJob
 
+log = logging.getLogger(__name__)
+
 #: The tag kind of the jobs this module submits.
 POSITION = "position"
 #: Answers kept (about 1 KB each): a few megabytes at most.
@@ -53,7 +68,33 @@ HEURISTIC_SECONDS = 30.0
 #: per-owner bound is left for the player's other work.
 WINDOW = 4
 
+#: Seconds a search nobody asked for again is kept before it is cancelled.
+ABANDON_SECONDS = 5.0
+#: The error of a search cancelled because nobody asked for it any more.
+ABANDONED = "nobody asked for it any more"
+
 Key = tuple[str, str, bool]  # game, moves, every move scored
+
+
+@dataclass(frozen=True)
+class Asker:
+    """Who asks for an analysis, for the shares: an identity's hash and an address
+    (either may be empty: not counted)."""
+
+    identity: str = ""
+    address: str = ""
+
+
+#: An asker counted against no share (internal callers, tests).
+NOBODY = Asker()
+
+
+class OverShare(GameError):
+    """The asker already has its share of searches under way; ``retry_after`` seconds."""
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(protocol.RATE_LIMITED, message)
+        self.retry_after = retry_after
 
 
 @dataclass
@@ -61,6 +102,9 @@ class Pending:
     """A search under way for one key; ``answer`` or ``error`` once it has ended."""
 
     job: SearchJob
+    asker: Asker
+    asked: float  # when it was last asked for (the clock's time)
+    waiting: int = 0  # requests waiting on it now: never abandoned while any does
     answer: dict[str, Any] | None = None
     error: str | None = None
     done: bool = False
@@ -76,32 +120,55 @@ class Analyses:
         seed: int | None = None,
         cache_size: int = CACHE_SIZE,
         heuristic_seconds: float = HEURISTIC_SECONDS,
+        abandon_seconds: float | None = ABANDON_SECONDS,
+        share_per_identity: int | None = None,
+        share_per_address: int | None = None,
+        retry_seconds: int = 2,
         clock: Callable[[], float] = time.monotonic,
+        sweep_thread: bool = True,
     ) -> None:
         self.pool, self.seed, self.clock = pool, seed, clock
         self.cache_size, self.heuristic_seconds = cache_size, heuristic_seconds
-        self._changed = threading.Condition()  # guards the two maps; notified on every result
+        self.abandon_seconds = abandon_seconds
+        self.share_per_identity, self.share_per_address = share_per_identity, share_per_address
+        self.retry_seconds = retry_seconds
+        self._changed = threading.Condition()  # guards the maps; notified on every result
         self._cache: OrderedDict[Key, tuple[dict[str, Any], float]] = OrderedDict()
         self._pending: dict[Key, Pending] = {}
+        self._shares: Counter[tuple[str, str]] = Counter()  # ("id"|"addr", who) -> under way
+        self._sweep_thread, self._sweeping = sweep_thread, False
+        self._closed = threading.Event()
         self._next_result, self._next_queued = pool.on_result, pool.on_queued
         pool.on_result, pool.on_queued = self._on_result, self._on_queued
 
     # -- asking -----------------------------------------------------------------------
     def analyse(
-        self, game: str, moves: str, *, seconds: float, wait: float, owner: str = ""
+        self,
+        game: str,
+        moves: str,
+        *,
+        seconds: float,
+        wait: float,
+        owner: str = "",
+        asker: Asker = NOBODY,
     ) -> dict[str, Any] | None:
         """The answer for a checked position with every move scored, or None if its search
-        still runs after ``wait`` seconds (ask again: it goes on and is cached).
+        still runs after ``wait`` seconds (ask again within ``abandon_seconds``: it goes on
+        and is cached; nobody asking, it is cancelled).
 
-        Raises GameError BUSY when the pool refuses the search, ENGINE_FAILED when it failed.
+        Raises GameError BUSY when the pool refuses the search, OverShare past the asker's
+        share, ENGINE_FAILED when it failed.
         """
         key = (game, moves, True)
         found = self.lookup(key)
         if found is not None:
             return found
-        pending = self._start(key, seconds, owner)
+        pending = self._start(key, seconds, owner, asker)
         with self._changed:
+            pending.waiting += 1
             self._changed.wait_for(lambda: pending.done, timeout=wait)
+            pending.waiting -= 1
+            pending.asked = self.clock()
         if not pending.done:
             return None
         if pending.answer is None:
@@ -117,12 +184,14 @@ class Analyses:
         seconds: float,
         wait: float,
         owner: str = "",
+        asker: Asker = NOBODY,
     ) -> dict[str, dict[str, Any]]:
         """The answers for ``positions`` found within ``wait`` seconds, by their moves.
 
-        At most ``WINDOW`` searches run or wait at once; the ones still running at
-        the end go on (their answers are cached for the next call). A full pool
-        ends the call early with what it has.
+        At most ``WINDOW`` searches run or wait at once (fewer if the asker's share is
+        smaller); the ones still running at the end go on (their answers are cached for
+        the next call, if it comes within ``abandon_seconds``). A full pool ends the call
+        early with what it has.
         """
         deadline = self.clock() + wait
         found: dict[str, dict[str, Any]] = {}
@@ -136,14 +205,24 @@ class Analyses:
                     found[moves] = answer
                     continue
                 try:
-                    flying[moves] = self._start((game, moves, move_scores), seconds, owner)
+                    key = (game, moves, move_scores)
+                    flying[moves] = self._start(key, seconds, owner, asker)
+                except OverShare:
+                    todo.append(moves)  # the asker's share is full: again when one ends
+                    break
                 except GameError:
                     todo.clear()  # the pool is full: wait for the ones under way only
             remaining = deadline - self.clock()
             if not flying or remaining <= 0:
                 break
             with self._changed:
+                waited = list(flying.values())
+                for pending in waited:
+                    pending.waiting += 1
                 self._changed.wait_for(lambda: any(p.done for p in flying.values()), remaining)
+                for pending in waited:
+                    pending.waiting -= 1
+                    pending.asked = self.clock()
             for moves, pending in list(flying.items()):
                 if pending.done:
                     del flying[moves]
@@ -172,13 +251,16 @@ class Analyses:
                     return answer
         return None
 
-    def _start(self, key: Key, seconds: float, owner: str) -> Pending:
-        """The search under way for ``key``, started if there is none (GameError BUSY)."""
+    def _start(self, key: Key, seconds: float, owner: str, asker: Asker) -> Pending:
+        """The search under way for ``key``, joined (and kept alive), or started if there is
+        none (GameError BUSY, OverShare)."""
         game, moves, move_scores = key
         with self._changed:
             pending = self._pending.get(key)
             if pending is not None:
+                pending.asked = self.clock()
                 return pending
+            self._check_share(asker)
             job = SearchJob(
                 game,
                 moves,
@@ -190,14 +272,91 @@ class Analyses:
                 priority=Priority.ANALYSIS,
                 owner=owner,
             )
-            pending = self._pending[key] = Pending(job)
+            pending = self._pending[key] = Pending(job, asker, self.clock())
+            for share in _shares_of(asker):
+                self._shares[share] += 1
+            start_sweeper = self._sweep_thread and not self._sweeping
+            self._sweeping = self._sweeping or start_sweeper
+        if start_sweeper:
+            threading.Thread(target=self._sweep_loop, name="analysis-sweeper", daemon=True).start()
         try:
             self.pool.submit(job)
         except PoolBusy as busy:
             with self._changed:
-                self._pending.pop(key, None)
+                self._settle(key, job)
             raise GameError(protocol.BUSY, f"The server is busy: {busy}. Try again soon.") from None
         return pending
+
+    def _check_share(self, asker: Asker) -> None:
+        """Raise OverShare if ``asker`` has its share under way (the caller holds the lock)."""
+        limits = {"id": self.share_per_identity, "addr": self.share_per_address}
+        for share in _shares_of(asker):
+            limit = limits[share[0]]
+            if limit is not None and self._shares[share] >= limit:
+                who = "this browser" if share[0] == "id" else "your network address"
+                raise OverShare(
+                    f"{who} already has {limit} analyses under way: try again in "
+                    f"{self.retry_seconds} s.",
+                    self.retry_seconds,
+                )
+
+    def _settle(self, key: Key, job: SearchJob) -> Pending | None:
+        """Forget the search ``job`` for ``key`` (the caller holds the lock)."""
+        pending = self._pending.get(key)
+        if pending is None or pending.job is not job:
+            return None
+        del self._pending[key]
+        for share in _shares_of(pending.asker):
+            self._shares[share] -= 1
+            if self._shares[share] <= 0:
+                del self._shares[share]
+        return pending
+
+    def under_way(self) -> int:
+        """Searches started and not yet ended or cancelled."""
+        with self._changed:
+            return len(self._pending)
+
+    # -- abandoned searches ------------------------------------------------------------
+    def sweep(self) -> int:
+        """Cancel the searches nobody has asked for in ``abandon_seconds``; how many."""
+        if self.abandon_seconds is None:
+            return 0
+        with self._changed:
+            now = self.clock()
+            gone = [
+                pending
+                for key, pending in list(self._pending.items())
+                if not pending.waiting
+                and now - pending.asked >= self.abandon_seconds
+                and self._settle(key, pending.job) is not None
+            ]
+            for pending in gone:
+                pending.error, pending.done = ABANDONED, True
+            if gone:
+                self._changed.notify_all()
+        for pending in gone:
+            self.pool.cancel(pending.job.id)
+        return len(gone)
+
+    def close(self) -> None:
+        """Stop the sweeper (the pool's close forgets the searches themselves)."""
+        self._closed.set()
+
+    def _sweep_loop(self) -> None:
+        """Sweep while searches are under way; end when there are none (or on close)."""
+        tick = min(1.0, (self.abandon_seconds or 4.0) / 4)
+        while not self._closed.wait(tick):
+            try:
+                self.sweep()
+            except Exception:  # a pool that fails to cancel must not end the sweeping
+                log.exception("analysis sweeper: a sweep failed")
+            with self._changed:
+                if not self._pending:
+                    self._sweeping = False
+                    return
+        with self._changed:
+            self._sweeping = False
 
     # -- the pool's callbacks (relay thread) ------------------------------------------
     def _on_result(self, job: SearchJob, result: dict[str, Any] | None, error: str | None) -> None:
@@ -207,9 +366,8 @@ class Analyses:
         key: Key = job.tag[1]
         answer = None if result is None else answer_of(key, result)
         with self._changed:
-            pending = self._pending.get(key)
-            if pending is not None and pending.job is job:
-                del self._pending[key]
+            pending = self._settle(key, job)
+            if pending is not None:
                 pending.answer, pending.error, pending.done = answer, error, True
             if answer is not None:
                 lasts = float("inf") if answer["complete"] else self.heuristic_seconds
@@ -222,6 +380,11 @@ class Analyses:
     def _on_queued(self, job: SearchJob, place: int) -> None:
         if not _mine(job):
             self._next_queued(job, place)
+
+
+def _shares_of(asker: Asker) -> list[tuple[str, str]]:
+    """The shares a search started by ``asker`` counts against."""
+    return [(scope, who) for scope, who in (("id", asker.identity), ("addr", asker.address)) if who]
 
 
 def _mine(job: SearchJob) -> bool:

@@ -25,7 +25,7 @@ from collections import OrderedDict
 from typing import Any
 
 from webapp.engine.review import PositionValue, review_moves
-from webapp.services.analysis import Analyses
+from webapp.services.analysis import NOBODY, Analyses, Asker
 from webapp.store import GameRecord
 
 #: Games whose review scores every move of every position (cheap enough to solve outright).
@@ -43,7 +43,13 @@ class Reviews:
         self._lock = threading.Lock()  # request threads share the cache
 
     def review(
-        self, record: GameRecord, *, position_seconds: float, wait: float, owner: str = ""
+        self,
+        record: GameRecord,
+        *,
+        position_seconds: float,
+        wait: float,
+        owner: str = "",
+        asker: Asker = NOBODY,
     ) -> tuple[list[dict[str, Any]], int]:
         """``(entries, pending)``: the review of ``record`` and how many positions are unknown.
 
@@ -63,6 +69,7 @@ class Reviews:
             seconds=position_seconds,
             wait=wait,
             owner=owner,
+            asker=asker,
         )
         values = {
             moves: PositionValue(answer["score"], answer["exact"], tuple(answer["best_moves"]))

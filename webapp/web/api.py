@@ -14,12 +14,15 @@ from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
 from webapp import protocol
 from webapp.services import GameError, GameService
-from webapp.services.analysis import Analyses
+from webapp.services.analysis import Analyses, Asker, OverShare
 from webapp.services.positions import preview
 from webapp.services.review import Reviews
+from webapp.services.seats import token_hash
 from webapp.store import GameRecord
+from webapp.web import waiters
 from webapp.web.admission import RateLimited, admit
 from webapp.web.identity import ensure_identity, has_legacy_seat, identity, requester, token_for
+from webapp.web.waiters import waiting_place
 from webapp.workers import Pool
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -38,8 +41,17 @@ RETRY_SECONDS = 2
 def init_app(app: Flask, pool: Pool) -> None:
     """The position analyses and reviews, in ``pool`` (after the game service took its
     callbacks: the analyses put themselves in front of them)."""
-    analyses = Analyses(pool, seed=app.config["SEARCH_SEED"])
+    config = app.config
+    analyses = Analyses(
+        pool,
+        seed=config["SEARCH_SEED"],
+        abandon_seconds=config["ANALYSIS_ABANDON_SECONDS"],
+        share_per_identity=config["ANALYSIS_SHARE_PER_IDENTITY"],
+        share_per_address=config["ANALYSIS_SHARE_PER_ADDRESS"],
+        retry_seconds=RETRY_SECONDS,
+    )
     app.extensions["lookahead_analyses"] = analyses
+    waiters.init_app(app)
     app.extensions["lookahead_reviews"] = Reviews(analyses)
 
 
@@ -68,6 +80,12 @@ def created(record: GameRecord, token: str) -> Response:
     return response
 
 
+def asker() -> Asker:
+    """Who asks for an analysis, for the shares: the identity's hash and the address."""
+    token = identity()
+    return Asker(token_hash(token) if token else "", request.remote_addr or "")
+
+
 def next_game(game_id: object, swap: bool, owner: str | None) -> GameRecord:
     """The player's next game (``swap``: colours swapped), owned by the identity ``owner``.
 
@@ -84,7 +102,7 @@ def next_game(game_id: object, swap: bool, owner: str | None) -> GameRecord:
 @bp.errorhandler(GameError)
 def game_error(error: GameError) -> tuple[Response, int]:
     response = jsonify({"error": error.payload()})
-    if isinstance(error, RateLimited):
+    if isinstance(error, (RateLimited, OverShare)):
         response.headers["Retry-After"] = str(error.retry_after)
     elif error.code == protocol.BUSY:
         response.headers["Retry-After"] = str(RETRY_SECONDS)
@@ -143,19 +161,23 @@ def analysis() -> Response:
 
     200 ``{game, moves, to_move, status, score, exact, best_moves, move_scores, depth,
     book, complete}``; 202 ``{game, moves, pending: true}`` with ``Retry-After`` while
-    its search runs (ask again: it goes on); 503 BUSY when the pool is full.
+    its search runs (ask again within ``ANALYSIS_ABANDON_SECONDS``: it goes on; else it
+    is cancelled); 429 past the asker's share; 503 BUSY when the pool is full. With every
+    waiting place taken (``HTTP_WAITERS``) it answers 202 at once instead of waiting.
     """
     admit("analyse")
     position = preview(request.args.get("game"), None, request.args.get("moves", ""))
     config = current_app.config
     analyses: Analyses = current_app.extensions["lookahead_analyses"]
-    answer = analyses.analyse(
-        position["game"],
-        position["moves"],
-        seconds=config["ANALYSIS_SECONDS"],
-        wait=config["ANALYSIS_WAIT_SECONDS"],
-        owner=requester(),
-    )
+    with waiting_place() as may_wait:
+        answer = analyses.analyse(
+            position["game"],
+            position["moves"],
+            seconds=config["ANALYSIS_SECONDS"],
+            wait=config["ANALYSIS_WAIT_SECONDS"] if may_wait else 0.0,
+            owner=requester(),
+            asker=asker(),
+        )
     if answer is None:
         response = jsonify({"game": position["game"], "moves": position["moves"], "pending": True})
         response.status_code = 202
@@ -179,12 +201,14 @@ def review(game_id: str) -> Response:
     admit("analyse")
     record = service().get(game_id)
     reviews: Reviews = current_app.extensions["lookahead_reviews"]
-    entries, pending = reviews.review(
-        record,
-        position_seconds=current_app.config["REVIEW_POSITION_SECONDS"],
-        wait=current_app.config["REVIEW_WAIT_SECONDS"],
-        owner=requester(),
-    )
+    with waiting_place() as may_wait:  # none free: what is known now, the rest goes on
+        entries, pending = reviews.review(
+            record,
+            position_seconds=current_app.config["REVIEW_POSITION_SECONDS"],
+            wait=current_app.config["REVIEW_WAIT_SECONDS"] if may_wait else 0.0,
+            owner=requester(),
+            asker=asker(),
+        )
     response = jsonify(entries)
     response.headers["X-Review-Pending"] = str(pending)
     if pending:

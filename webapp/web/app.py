@@ -82,6 +82,16 @@ DEFAULTS: dict[str, Any] = {
     # Rate limits ("N/minute"; None = none), per identity cookie and per address.
     **admission.DEFAULTS,
     **api.DEFAULTS,  # the analysis endpoints' budgets
+    # An analysis (HTTP) nobody asked for again in this many seconds is cancelled, not run
+    # (a 202 answer asks the client to poll every 2 s). None = never.
+    "ANALYSIS_ABANDON_SECONDS": 5.0,
+    # Analyses one identity (one address) may have under way at once: past it, 429 with
+    # Retry-After. Joining a position already being analysed is always allowed. None = no share.
+    "ANALYSIS_SHARE_PER_IDENTITY": 3,
+    "ANALYSIS_SHARE_PER_ADDRESS": 12,
+    # HTTP requests that may wait on searches at once (analysis, review, tree); past it an
+    # analysis answers 202 and a review what it has at once, a tree 503. 0 = no bound.
+    "HTTP_WAITERS": 32,
     **tree.DEFAULTS,  # the tree endpoint's wait
     # Retention: unfinished games untouched for N days and finished games older than
     # M days are deleted every RETENTION_EVERY_HOURS (0 = never; `python -m webapp prune`).
@@ -214,6 +224,7 @@ def close_app(app: Flask) -> None:
     schedule: RetentionSchedule | None = app.extensions.get("lookahead_retention")
     if schedule is not None:
         schedule.stop()
+    app.extensions["lookahead_analyses"].close()
     service_of(app).close()
 
 

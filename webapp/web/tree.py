@@ -21,6 +21,7 @@ from webapp.web.admission import admit
 from webapp.web.api import game_error
 from webapp.web.identity import requester
 from webapp.web.pages import error_page
+from webapp.web.waiters import waiting_place
 from webapp.workers import Pool
 
 bp = Blueprint("tree", __name__)
@@ -44,7 +45,10 @@ def tree_data() -> Response:
     """Every node of the search, in visit order (see the README's "Search-tree explorer")."""
     admit("analyse")
     trees: Trees = current_app.extensions["lookahead_trees"]
-    response = jsonify(trees.search_tree(request.args, owner=requester()))
+    with waiting_place() as may_wait:
+        if not may_wait:  # every waiting place is taken: 503 and Retry-After, at once
+            raise GameError(protocol.BUSY, "The server is busy drawing trees. Try again soon.")
+        response = jsonify(trees.search_tree(request.args, owner=requester()))
     response.headers["Cache-Control"] = "no-store"
     return response
 
