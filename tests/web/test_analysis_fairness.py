@@ -238,3 +238,35 @@ def test_a_waiter_bound_of_zero_is_no_bound() -> None:
     with bounded.place() as one, bounded.place() as two:
         assert one and not two and bounded.in_use == 1
     assert bounded.in_use == 0
+
+
+def test_spectators_asking_the_same_analysis_share_one_search(held: MakeHeld) -> None:
+    app, holds = held(**NO_LIMITS)
+    state = create(app.test_client(), "tictactoe")  # the player's turn: no engine search
+    ask = {"game_id": state["id"], "algorithm": "alphabeta"}
+    first, second, third = (Listener(socketio.test_client(app)) for _ in range(3))
+    for spectator in (first, second, third):
+        assert spectator.emit(protocol.JOIN, {"game_id": state["id"]})["seat"] == "spectator"
+        assert spectator.emit(protocol.ANALYSE, ask) == {"ok": True}
+    holds.started("tictactoe-start")
+    first.client.disconnect()  # others still wait for it: it goes on
+    holds.release()
+    for spectator in (second, third):
+        assert spectator.wait_for(protocol.ANALYSIS)["moves"] == ""
+    assert len(holds.runs("tictactoe-start")) == 1 and not holds.cancelled("tictactoe-start")
+    for spectator in (second, third):
+        spectator.client.disconnect()
+
+
+def test_the_last_client_leaving_cancels_a_shared_analysis(held: MakeHeld) -> None:
+    app, holds = held(**NO_LIMITS)
+    state = create(app.test_client(), "tictactoe")
+    ask = {"game_id": state["id"], "algorithm": "alphabeta"}
+    first, second = (Listener(socketio.test_client(app)) for _ in range(2))
+    for spectator in (first, second):
+        spectator.emit(protocol.JOIN, {"game_id": state["id"]})
+        assert spectator.emit(protocol.ANALYSE, ask) == {"ok": True}
+    holds.started("tictactoe-start")
+    first.client.disconnect()
+    second.client.disconnect()
+    wait_until(lambda: holds.cancelled("tictactoe-start"))

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from webapp import protocol
+from webapp.engine.results import Limits
 from webapp.games import new_game
 from webapp.services import split
 from webapp.services.errors import GameError
@@ -42,6 +43,8 @@ from webapp.workers import Pool, PoolBusy, Priority, SearchJob
 log = logging.getLogger(__name__)
 
 ENGINE, ANALYSIS = "engine", "analysis"
+#: One analysis over the socket: game id, moves, algorithm, limits, priority.
+AnalysisKey = tuple[str, str, str, Limits, Priority]
 #: Failed engine searches tried again at once before the room is told.
 IMMEDIATE_RETRIES = 1
 #: Places in the queue worth telling (past them a page says only that it waits).
@@ -87,6 +90,9 @@ class Searches:
         # report before submit returns) and recognised by identity.
         self._engine: dict[str, EngineTask] = {}  # game id -> the engine's work
         self._analyses: dict[str, SearchJob | None] = {}  # client sid -> its analysis job
+        # An analysis under way and every client waiting for it: a second client asking the
+        # same search joins it; it is cancelled when the last of them leaves.
+        self._shared: dict[AnalysisKey, tuple[SearchJob, set[str]]] = {}
         self._closing = False
         self.live = LiveScores(
             pool, emit, locks, self._engine_job, seed, self._store_options, self._stored_moves
@@ -241,22 +247,32 @@ class Searches:
     ) -> None:
         """Search the game's position with ``algorithm`` for client ``sid`` only.
 
-        The player's own analyses come before spectators' (``player``).
+        The player's own analyses come before spectators' (``player``). A client asking
+        for a search already under way (same position, algorithm, limits and class)
+        joins it: one search, its answer sent to each of them.
         """
         if record.status != "playing":
             raise GameError(protocol.GAME_OVER, "The game is over: there is nothing to analyse.")
+        limits = search_limits(record.settings, record.game, algorithm)
+        priority = Priority.SCORES if player else Priority.ANALYSIS
+        key = (record.id, record.moves, algorithm, limits, priority)
         with self._guard:
             if sid in self._analyses:
                 raise GameError(protocol.BUSY, "Your previous analysis is still running.")
+            shared = self._shared.get(key)
+            if shared is not None:  # the same search is under way: wait for it too
+                shared[1].add(sid)
+                self._analyses[sid] = shared[0]
+                return
             self._analyses[sid] = None  # reserved: a second request meanwhile is refused
         job = SearchJob(
             record.game,
             record.moves,
             algorithm,
-            search_limits(record.settings, record.game, algorithm),
+            limits,
             seed=self.seed,
             tag=(ANALYSIS, record.id, sid),
-            priority=Priority.SCORES if player else Priority.ANALYSIS,
+            priority=priority,
             owner=owner,
             game_id=record.id,
         )
@@ -272,15 +288,30 @@ class Searches:
             raise GameError(protocol.BUSY, f"The server is busy: {busy}. Try again soon.") from None
         with self._guard:
             left = self._analyses.get(sid) is not job
+            if not left and key not in self._shared:  # others may join it from now on
+                self._shared[key] = (job, {sid})
         if left:
             self.pool.cancel(job.id)  # the client left meanwhile
 
     def forget_client(self, sid: str) -> None:
-        """A client left: cancel its analysis."""
+        """A client left: its analysis is cancelled, unless another client waits for it."""
         with self._guard:
             job = self._analyses.pop(sid, None)
-        if job is not None:
+            waiting = self._waiting_for(job, sid) if job is not None else set()
+        if job is not None and not waiting:
             self.pool.cancel(job.id)
+
+    def _waiting_for(self, job: SearchJob, leaving: str | None = None) -> set[str]:
+        """The clients still waiting for the analysis ``job`` once ``leaving`` has left
+        (the caller holds the guard); a job nobody waits for is no longer shared."""
+        key = next((k for k, (shared, _) in self._shared.items() if shared is job), None)
+        if key is None:
+            return set()
+        sids = self._shared[key][1]
+        sids.discard(leaving or "")
+        if not sids:
+            del self._shared[key]
+        return set(sids)
 
     def close(self) -> None:
         """From now on no result is applied and no retry runs (the server is stopping)."""
@@ -327,11 +358,14 @@ class Searches:
             kind = ENGINE  # the pondering became the engine's search
         if kind == ANALYSIS:
             with self._guard:
-                mine = self._analyses.get(sid) is job
-                if mine:
-                    del self._analyses[sid]
-            if mine:
-                self._send_analysis(job, result, error)
+                sids = self._waiting_for(job) | {sid}
+                for key in [k for k, (shared, _) in self._shared.items() if shared is job]:
+                    del self._shared[key]
+                sids = {each for each in sids if self._analyses.get(each) is job}
+                for each in sids:
+                    del self._analyses[each]
+            for each in sorted(sids):
+                self._send_analysis(job, result, error, each)
         elif kind == SCORES:
             whole = split.collect(job, result, error)  # a part of a split job waits for the rest
             if whole is not None:
@@ -368,9 +402,8 @@ class Searches:
             return task is not None and task.job is job
 
     def _send_analysis(
-        self, job: SearchJob, result: dict[str, Any] | None, error: str | None
+        self, job: SearchJob, result: dict[str, Any] | None, error: str | None, sid: str
     ) -> None:
-        sid = job.tag[2]
         if result is None:
             why = "the server is busy" if job.dropped else error
             failed = GameError(protocol.ENGINE_FAILED, f"The analysis failed: {why}")
