@@ -1,7 +1,8 @@
 """``python -m webapp.bench DIR``: the engine's figures, kernel and pure Python side by side.
 
 (``python -m webapp.bench load ...`` is the load benchmark of the real server:
-see ``webapp/bench/load.py`` or ``python -m webapp.bench load --help``.)
+see ``webapp/bench/load.py`` or ``python -m webapp.bench load --help``;
+``python -m webapp.bench flood ...`` floods it with analyses: ``webapp/bench/flood.py``.)
 
 Sections (``--sections``, all by default):
 
@@ -176,6 +177,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from webapp.bench import load
 
         return load.main(arguments[1:])
+    if arguments[:1] == ["flood"]:
+        from webapp.bench import flood
+
+        return flood.main(arguments[1:])
     parser = argparse.ArgumentParser(
         prog="python -m webapp.bench", description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,

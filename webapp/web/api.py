@@ -21,7 +21,7 @@ from webapp.services.seats import token_hash
 from webapp.store import GameRecord
 from webapp.web import waiters
 from webapp.web.admission import RateLimited, admit
-from webapp.web.identity import ensure_identity, has_legacy_seat, identity, requester, token_for
+from webapp.web.identity import ensure_identity, has_legacy_seat, identity, token_for
 from webapp.web.waiters import waiting_place
 from webapp.workers import Pool
 
@@ -84,6 +84,13 @@ def asker() -> Asker:
     """Who asks for an analysis, for the shares: the identity's hash and the address."""
     token = identity()
     return Asker(token_hash(token) if token else "", request.remote_addr or "")
+
+
+def turns() -> str:
+    """Whose turn an analysis takes in the pool's queue: its address's. Made-up identities
+    from one address then share one turn, so a flood from one address delays another
+    address's analysis by one search at most (the shares bound how many wait)."""
+    return f"addr:{request.remote_addr}"
 
 
 def next_game(game_id: object, swap: bool, owner: str | None) -> GameRecord:
@@ -175,7 +182,7 @@ def analysis() -> Response:
             position["moves"],
             seconds=config["ANALYSIS_SECONDS"],
             wait=config["ANALYSIS_WAIT_SECONDS"] if may_wait else 0.0,
-            owner=requester(),
+            owner=turns(),
             asker=asker(),
         )
     if answer is None:
@@ -206,7 +213,7 @@ def review(game_id: str) -> Response:
             record,
             position_seconds=current_app.config["REVIEW_POSITION_SECONDS"],
             wait=current_app.config["REVIEW_WAIT_SECONDS"] if may_wait else 0.0,
-            owner=requester(),
+            owner=turns(),
             asker=asker(),
         )
     response = jsonify(entries)
