@@ -240,7 +240,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             options = Options("connect4", (0.2, 1.0), seconds, args.seed)
             warm([url], args.workers, options)
             idle, _ = fresh_user(url, positions.new(14, 20))
-            print(f"fresh user, idle server: {idle:.1f} s to 200", flush=True)
+            print(f"fresh user, idle server: {idle:.2f} s to 200", flush=True)
             watch, stop, watching = Watch(), threading.Event(), threading.Event()
             background = start_threads([lambda: watch.run(url, watching)])
             times: list[float] = []
