@@ -120,6 +120,19 @@ def test_a_full_queue_refuses_and_says_so(pool: QueuePool) -> None:
     assert pool.stats()["queued"] == {"play": 3, "analysis": 0}
 
 
+def test_the_analysis_queue_has_a_bound_of_its_own(redis_url: str) -> None:
+    pool = QueuePool(redis_url, queue_limit=3, analysis_limit=1)
+    try:
+        pool.submit(job("1", priority=Priority.ANALYSIS))
+        assert not pool.has_room(Priority.ANALYSIS)
+        with pytest.raises(PoolBusy, match="analysis queue is full"):
+            pool.submit(job("2", priority=Priority.ANALYSIS))
+        assert pool.has_room(Priority.ENGINE)  # analyses never make a move busy
+        pool.submit(job("3"))
+    finally:
+        pool.close()
+
+
 def test_a_job_taken_and_acknowledged_with_no_reply_is_reported_lost(
     pool: QueuePool, client: redis.Redis, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -88,6 +88,23 @@ def test_asking_again_keeps_it_alive() -> None:
     assert len(pool.submitted) == 1 and pool.cancelled == []
 
 
+def test_a_search_a_request_waits_on_is_never_abandoned() -> None:
+    made, pool, clock = analyses(abandon_seconds=5.0)
+    answers: list[dict[str, Any] | None] = []
+
+    def waits() -> None:
+        answers.append(made.analyse("tictactoe", "5", seconds=1.0, wait=WAIT))
+
+    waiting = threading.Thread(target=waits)
+    waiting.start()
+    wait_until(lambda: any(p.waiting for p in made._pending.values()))
+    clock.now = 100.0
+    assert made.sweep() == 0 and pool.cancelled == []
+    pool.on_result(pool.submitted[0], RESULT, None)
+    waiting.join()
+    assert answers[0] is not None and answers[0]["exact"]
+
+
 def test_a_second_asker_joins_the_running_search_and_keeps_it_alive() -> None:
     made, pool, clock = analyses(abandon_seconds=5.0, share_per_identity=1)
     alice, bob = Asker("alice", "10.0.0.1"), Asker("bob", "10.0.0.2")
