@@ -325,17 +325,16 @@ class Analyses:
         with self._changed:
             now = self.clock()
             gone = [
-                pending
-                for key, pending in list(self._pending.items())
-                if not pending.waiting
-                and now - pending.asked >= self.abandon_seconds
-                and self._settle(key, pending.job) is not None
+                (key, pending)
+                for key, pending in self._pending.items()
+                if not pending.waiting and now - pending.asked >= self.abandon_seconds
             ]
-            for pending in gone:
+            for key, pending in gone:
+                self._settle(key, pending.job)
                 pending.error, pending.done = ABANDONED, True
             if gone:
                 self._changed.notify_all()
-        for pending in gone:
+        for _, pending in gone:
             self.pool.cancel(pending.job.id)
         return len(gone)
 
