@@ -14,7 +14,7 @@ from webapp.games import new_game
 def test_a_short_flood_prints_every_figure_and_accounts_for_every_request() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "webapp.bench", "flood", "--minutes", "0.1", "--rate", "120",
-         "--players", "2", "--fresh-every", "2", "--drain-timeout", "60"],
+         "--players", "2", "--fresh-every", "2", "--drain-timeout", "60", "--burst", "4"],
         capture_output=True, text=True, timeout=170, check=False,
     )  # fmt: skip
     out = done.stdout
@@ -29,6 +29,9 @@ def test_a_short_flood_prints_every_figure_and_accounts_for_every_request() -> N
     assert "fresh user during the flood:" in out and "gave up  [" in out, out
     assert re.search(r"largest queues seen \(/healthz\): analysis (\d+)", out), out
     assert "analysis queue empty" in out, out
+    burst = re.search(r"burst: 4 analyses at once from 4 addresses: answers (.*);", out)
+    assert burst is not None, out
+    assert sum(int(part.split("=")[1]) for part in burst.group(1).split(", ")) == 4, out
 
 
 def test_flood_positions_are_legal_unfinished_and_new() -> None:

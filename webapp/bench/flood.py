@@ -17,13 +17,17 @@ can play several addresses. For ``--minutes``:
 
 When the flood stops it waits for the analysis queue to empty (at most
 ``--drain-timeout`` s). Before the flood, the fresh user's time to 200 on an
-idle server is measured once, for comparison. No figure is asserted: this
-command prints what it measured.
+idle server is measured once, for comparison, then ``--burst`` analyses (200)
+of hard positions are sent at the same instant from as many addresses and
+identities while ``GET /`` is timed (bounded waiting: past ``HTTP_WAITERS``
+they answer 202 at once), and the queue is left to empty. No figure is
+asserted: this command prints what it measured.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import queue
 import random
@@ -38,7 +42,7 @@ from dataclasses import dataclass, field
 import requests
 
 from webapp.bench.load import Options, Scenario, ms, nearest_rank, run_players, warm
-from webapp.bench.load_players import REPLY_TIMEOUT, Tally, start_threads
+from webapp.bench.load_players import REPLY_TIMEOUT, PageFetcher, Tally, start_threads
 from webapp.bench.load_server import LoadServer, ServerFailed
 from webapp.games import new_game
 
@@ -163,6 +167,42 @@ def fresh_user(url: str, moves: str) -> tuple[float, Counter[str]]:
     return math.nan, statuses
 
 
+def burst(url: str, count: int, positions: Positions) -> str:
+    """``count`` analyses of hard positions at the same instant, each from an address and an
+    identity of its own, while a page fetcher times ``GET /``: what they were answered."""
+    statuses: Counter[str] = Counter()
+    lock, barrier = threading.Lock(), threading.Barrier(count)
+    asked = [positions.new(8, 12) for _ in range(count)]
+
+    def ask(index: int) -> None:
+        headers = {"X-Forwarded-For": f"10.77.{index // 250}.{index % 250 + 1}",
+                   "Cookie": f"lookahead_id={secrets.token_urlsafe(16)}"}  # fmt: skip
+        barrier.wait(REPLY_TIMEOUT)
+        try:
+            status = str(http_get(f"{url}/api/analysis?game=connect4&moves={asked[index]}",
+                                  headers).status_code)  # fmt: skip
+        except requests.RequestException as error:
+            status = f"client:{type(error).__name__}"
+        with lock:
+            statuses[status] += 1
+
+    page, stop = Tally(), threading.Event()
+    fetcher = start_threads([PageFetcher(url, page, stop).run])
+    for thread in start_threads([functools.partial(ask, index) for index in range(count)]):
+        thread.join(REPLY_TIMEOUT + 10)
+    stop.set()
+    fetcher[0].join(REPLY_TIMEOUT)
+    lat = page.latencies
+    answers = ", ".join(f"{k}={v}" for k, v in sorted(statuses.items()))
+    return (f"burst: {count} analyses at once from {count} addresses: answers {answers}; "
+            f"GET / meanwhile {len(lat)} fetches, p50 {ms(nearest_rank(lat, 50))} ms, "
+            f"p95 {ms(nearest_rank(lat, 95))} ms")  # fmt: skip
+
+
+def http_get(url: str, headers: dict[str, str]) -> requests.Response:
+    return requests.get(url, headers=headers, timeout=REPLY_TIMEOUT)
+
+
 def fresh_users(
     url: str,
     every: float,
@@ -216,11 +256,19 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="seconds between the fresh user's positions (15)",
     )
     parser.add_argument("--workers", type=int, default=2, help="search workers of the server")
+    parser.add_argument(
+        "--burst",
+        type=int,
+        default=200,
+        help="analyses sent at once before the flood, 0 = none (200)",
+    )
     parser.add_argument("--drain-timeout", type=float, default=120.0)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     if not (0 < args.minutes <= 60 and 0 < args.rate <= 6000 and 0 <= args.players <= 500):
         parser.error("--minutes in (0, 60], --rate in (0, 6000], --players in [0, 500]")
+    if not 0 <= args.burst <= 1000:
+        parser.error("--burst in [0, 1000]")
     return args
 
 
@@ -241,6 +289,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             warm([url], args.workers, options)
             idle, _ = fresh_user(url, positions.new(14, 20))
             print(f"fresh user, idle server: {idle:.2f} s to 200", flush=True)
+            if args.burst:
+                calm, watched = Watch(), threading.Event()
+                watching_burst = start_threads([lambda: calm.run(url, watched)])
+                print(burst(url, args.burst, positions), flush=True)
+                emptied = drain(calm, args.drain_timeout)  # the flood starts on a calm server
+                watched.set()
+                watching_burst[0].join(REPLY_TIMEOUT)
+                print(f"  largest analysis queue {calm.largest['analysis']}, empty "
+                      f"{emptied:.1f} s after the burst's answers", flush=True)  # fmt: skip
             watch, stop, watching = Watch(), threading.Event(), threading.Event()
             background = start_threads([lambda: watch.run(url, watching)])
             times: list[float] = []
