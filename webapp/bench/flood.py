@@ -134,6 +134,7 @@ def flood(url: str, rate: float, seconds: float, positions: Positions) -> Counte
     for index in range(total):  # paced: request i leaves at i / rate minutes
         time.sleep(max(0.0, started + index * 60.0 / rate - time.perf_counter()))
         tokens.put(positions.new(8, 14))
+    time.sleep(max(0.0, started + seconds - time.perf_counter()))  # the flood lasts its time
     for _ in threads:
         tokens.put(None)
     for thread in threads:
