@@ -54,7 +54,7 @@ HEALTH_PERIOD = 0.5
 #: A fresh user gives up on a position after this long.
 FRESH_TIMEOUT = 120.0
 #: The server's settings for the flood: one proxy believed, the per-address analysis limit on.
-SETTINGS = {"TRUSTED_PROXIES": "1", "RATE_LIMIT_ANALYSE_PER_ADDRESS": "600/minute"}
+SETTINGS = ("TRUSTED_PROXIES=1", "RATE_LIMIT_ANALYSE_PER_ADDRESS=600/minute")
 
 
 class Positions:

@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 
@@ -74,11 +75,10 @@ class LoadServer:
         web: int = 1,
         hosts: int = 0,
         nginx: bool = False,
-        settings: dict[str, str] | None = None,
+        settings: Sequence[str] = (),
     ) -> None:
-        """``settings``: more ``--set KEY=VALUE`` for the web processes, applied last."""
-        self.settings = settings or {}
         self.workers, self.redis, self.db = workers, redis, db
+        self.settings = list(settings)  # more ``KEY=VALUE`` for the web processes' --set
         self.web, self.hosts, self.nginx = max(1, web), hosts, nginx
         self.processes: list[tuple[subprocess.Popen[bytes], Path]] = []
         self.folder: tempfile.TemporaryDirectory[str] | None = None
@@ -129,8 +129,8 @@ class LoadServer:
                 command += ["--set", f"{key}="]
             if self.nginx:
                 command += ["--set", "TRUSTED_PROXIES=1"]
-            for key, value in self.settings.items():
-                command += ["--set", f"{key}={value}"]
+            for setting in self.settings:
+                command += ["--set", setting]
             self._spawn(folder / f"web-{index}.log", command)
         self.urls = [f"http://127.0.0.1:{port}" for port in ports]
         self.log_path = folder / "web-0.log"
