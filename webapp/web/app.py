@@ -22,7 +22,16 @@ from webapp.services import GameService, retention
 from webapp.services.retention import RetentionSchedule
 from webapp.services.searches import RETRY_DELAYS
 from webapp.store import GameStore, describe, open_store
-from webapp.web import admission, api, identity, pages, sockets, tree  # noqa: F401  (sockets registers its handlers)
+from webapp.web import (
+    admission,
+    api,
+    headers,
+    identity,
+    origin,
+    pages,
+    sockets,  # noqa: F401  (importing it registers its handlers)
+    tree,
+)
 from webapp.web.extensions import socketio
 from webapp.web.packets import SafePacket
 from webapp.workers import SearchPool
@@ -78,6 +87,7 @@ DEFAULTS: dict[str, Any] = {
     "MAX_CONTENT_LENGTH": 64 * 1024,
     # Rate limits ("N/minute"; None = none), per identity cookie and per address.
     **admission.DEFAULTS,
+    **identity.DEFAULTS,  # the secret that signs identity cookies
     **api.DEFAULTS,  # the analysis endpoints' budgets
     **tree.DEFAULTS,  # the tree endpoint's wait
     # Retention: unfinished games untouched for N days and finished games older than
@@ -107,6 +117,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(api.bp)
     app.register_blueprint(tree.bp)
     pages.register_error_pages(app)
+    origin.init_app(app)  # first: a cross-site request changes nothing
+    headers.init_app(app)
     identity.init_app(app)
     admission.init_app(app)
     # `sockets` registered its handlers on it; a message past the body limit closes its connection.

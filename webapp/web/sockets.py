@@ -164,6 +164,16 @@ def on_unknown(event: object, *_: Any) -> Payload:
     return error.payload()
 
 
+@socketio.on("connect")
+def on_connect(*_: Any) -> None:
+    """Count the connection against its address's limit (RATE_LIMIT_CONNECTS_PER_ADDRESS);
+    past it, the handshake is refused with the reason."""
+    try:
+        admit("connect")
+    except GameError as error:
+        raise ConnectionRefusedError(error.payload()) from None
+
+
 @socketio.on("disconnect")
 def on_disconnect(*_: Any) -> None:
     service().forget_client(sid())
