@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from flask import request
+from flask_socketio import ConnectionRefusedError as HandshakeRefused
 from flask_socketio import emit, join_room
 
 from webapp import protocol
@@ -171,7 +172,7 @@ def on_connect(*_: Any) -> None:
     try:
         admit("connect")
     except GameError as error:
-        raise ConnectionRefusedError(error.payload()) from None
+        raise HandshakeRefused(error.payload()) from None
 
 
 @socketio.on("disconnect")
