@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +24,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from webapp.services import GameService, retention
 from webapp.services.retention import RetentionSchedule
 from webapp.services.searches import RETRY_DELAYS
-from webapp.store import GameStore, describe, open_store
+from webapp.store import GameStore, StoreError, describe, open_store
 from webapp.web import (
     admission,
     api,
@@ -163,6 +166,24 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     )
     log.info("Lookahead: games in %s, %s", describe(database), searching)
     return app
+
+
+@contextmanager
+def start_errors_in_one_line() -> Iterator[None]:
+    """A server that cannot start (its database unwritable or unreadable, its port or
+    instance folder refused) says why in one line on stderr and exits 1: no traceback."""
+    try:
+        yield
+    except StoreError as err:
+        hint = "check that the database file and its folder exist and are writable"
+        _fatal(f"the database cannot be used: {err} ({hint})")
+    except OSError as err:
+        _fatal(str(err))
+
+
+def _fatal(reason: str) -> None:
+    sys.stderr.write(f"python -m webapp: cannot start: {reason}\n")
+    raise SystemExit(1)
 
 
 def search_pool(app: Flask) -> SearchPool:
