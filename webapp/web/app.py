@@ -28,8 +28,10 @@ from webapp.store import GameStore, StoreError, describe, open_store
 from webapp.web import (
     admission,
     api,
+    body_limit,
     headers,
     identity,
+    nodelay,
     origin,
     pages,
     sockets,  # noqa: F401  (importing it registers its handlers)
@@ -121,6 +123,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(tree.bp)
     pages.register_error_pages(app)
     origin.init_app(app)  # first: a cross-site request changes nothing
+    body_limit.init_app(app)
     headers.init_app(app)
     identity.init_app(app)
     admission.init_app(app)
@@ -132,6 +135,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         serializer=SafePacket,  # unreadable packets become one error event, not a traceback
         client_manager=client_manager(redis_url),
     )
+    app.wsgi_app = nodelay.NoDelay(app.wsgi_app)  # type: ignore[method-assign]
     if app.config["TRUSTED_PROXIES"]:  # outermost: Socket.IO's requests see the real address too
         hops = int(app.config["TRUSTED_PROXIES"])
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops)  # type: ignore[method-assign]
