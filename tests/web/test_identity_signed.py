@@ -10,6 +10,7 @@ import stat
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from flask_socketio import SocketIOTestClient
@@ -163,5 +164,17 @@ def test_a_configured_secret_key_signs_and_no_file_is_written(tmp_path: Path) ->
             assert sign(other, bare(cookie_of(client))) != cookie_of(client)
         finally:
             close_app(other)
+    finally:
+        close_app(app)
+
+
+def test_the_secret_may_come_from_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LOOKAHEAD_SECRET_KEY", "from the environment")
+    app = make_app(tmp_path / "games.db")
+    try:
+        assert app.config["SECRET_KEY"] == "from the environment"
+        assert not (tmp_path / "secret_key").exists()
     finally:
         close_app(app)

@@ -8,9 +8,10 @@ has played, and the store keeps the token's hash as each game's seat.
 The cookie holds the token signed with the app's secret (itsdangerous, as
 Flask's session is): ``<token>.<signature>``. Only identities this server
 issued count; a forged or altered cookie is no identity (the request gets a
-new one, if it may mint one). The secret is ``SECRET_KEY`` when set, else a
-random one generated once into ``instance/secret_key`` (mode 0600); every
-process of one deployment must share it. Cookies made before signing (a bare
+new one, if it may mint one). The secret is the ``SECRET_KEY`` setting or the
+``LOOKAHEAD_SECRET_KEY`` environment variable when set, else a random one
+generated once into ``instance/secret_key`` (mode 0600); every web process of
+one deployment must share it. Cookies made before signing (a bare
 token) are accepted while their token owns a game in the store, and re-issued
 signed on that response: nobody loses their games, and an invented bare token
 (it owns nothing) gives nothing.
@@ -33,6 +34,7 @@ from __future__ import annotations
 import os
 import re
 import secrets
+import time
 from contextlib import suppress
 from pathlib import Path
 
@@ -55,6 +57,8 @@ TOKEN_SHAPE = re.compile(r"[A-Za-z0-9_-]{16,64}")
 SALT = "lookahead-identity"
 #: The file (in the instance folder) that keeps the generated secret between restarts.
 SECRET_FILE = "secret_key"
+#: The environment variable that may give the secret (kept off the command line).
+SECRET_ENV = "LOOKAHEAD_SECRET_KEY"
 #: Configuration (create_app's DEFAULTS include it).
 DEFAULTS: dict[str, str | None] = {
     "SECRET_KEY": None,  # None: generated once into SECRET_KEY_FILE
@@ -171,24 +175,27 @@ def _set_cookie(response: BaseResponse) -> BaseResponse:
 
 
 def secret_key(app: Flask) -> str:
-    """``SECRET_KEY``, else the secret kept in ``SECRET_KEY_FILE`` (generated once, mode 0600)."""
-    configured: str | None = app.config.get("SECRET_KEY")
+    """``SECRET_KEY`` (the setting, else the ``LOOKAHEAD_SECRET_KEY`` environment variable),
+    else the secret kept in ``SECRET_KEY_FILE`` (generated once, mode 0600)."""
+    configured: str | None = app.config.get("SECRET_KEY") or os.environ.get(SECRET_ENV)
     if configured:
         return configured
     path = Path(app.config.get("SECRET_KEY_FILE") or Path(app.instance_path) / SECRET_FILE)
-    try:
-        return path.read_text().strip()
-    except FileNotFoundError:
-        pass
-    path.parent.mkdir(parents=True, exist_ok=True)
-    secret = secrets.token_urlsafe(32)
-    try:  # O_EXCL: of two processes starting at once, one writes and both read its secret
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        return path.read_text().strip()
-    with os.fdopen(descriptor, "w") as file:
-        file.write(secret + "\n")
-    return secret
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:  # O_EXCL: of processes starting at once, one writes and all read its secret
+            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            pass
+        else:
+            with os.fdopen(descriptor, "w") as file:
+                file.write(secrets.token_urlsafe(32) + "\n")
+    for _ in range(100):  # another process may be between creating the file and writing it
+        secret = path.read_text().strip()
+        if secret:
+            return secret
+        time.sleep(0.05)
+    raise OSError(f"{path} holds no secret: delete it to have a new one generated")
 
 
 def init_app(app: Flask) -> None:
