@@ -96,13 +96,35 @@ def test_own_and_plain_requests_pass(client: FlaskClient, headers: dict[str, str
     assert len(my_games(client)) == 1
 
 
-def test_a_cross_site_page_visit_mints_no_identity(client: FlaskClient) -> None:
-    """A GET from another site (an iframe, an image) may read a page but gets no cookie."""
-    for headers in ({"Sec-Fetch-Site": "cross-site"}, {"Origin": OTHER}):
-        response = client.get("/", headers=headers)
-        assert response.status_code == 200
-        assert "Set-Cookie" not in response.headers
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "iframe"},
+        {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "no-cors", "Sec-Fetch-Dest": "image"},
+        {"Sec-Fetch-Site": "same-site", "Sec-Fetch-Mode": "cors", "Sec-Fetch-Dest": "empty"},
+        {"Origin": OTHER},  # a fetch from an older browser
+    ],
+)
+def test_a_page_fetched_by_another_site_mints_no_identity(
+    client: FlaskClient, headers: dict[str, str]
+) -> None:
+    """A frame, an image or a fetch from another site arrives without the Lax cookie:
+    a cookie set on its answer could overwrite the player's."""
+    response = client.get("/", headers=headers)
+    assert response.status_code == 200
+    assert "Set-Cookie" not in response.headers
     assert client.get_cookie(COOKIE) is None
+
+
+def test_a_link_followed_from_another_site_gets_an_identity(client: FlaskClient) -> None:
+    """A top-level navigation carries the Lax cookie: a browser without one has none to lose."""
+    link = {
+        "Sec-Fetch-Site": "cross-site",
+        "Sec-Fetch-Mode": "navigate",
+        "Sec-Fetch-Dest": "document",
+    }
+    assert client.get("/", headers=link).status_code == 200
+    assert client.get_cookie(COOKIE) is not None
 
 
 def test_a_forged_post_to_a_real_server_is_refused(tmp_path: Path) -> None:

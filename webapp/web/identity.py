@@ -18,9 +18,10 @@ signed on that response: nobody loses their games, and an invented bare token
 
 New identities are counted per address (``RATE_LIMIT_IDENTITIES_PER_ADDRESS``):
 past it, a page is served without one (its visitor watches), and a creation
-is refused (429). No identity is minted, nor any cookie set, on a cross-site
-request (``origin.py``) or a refused one: a forged form on another site can
-never overwrite the cookie of the browser it runs in.
+is refused (429). No identity is minted, nor any cookie set, on a refused
+request or a cross-site one (``origin.py``; a link followed in the tab
+excepted, as it carries the cookie): a forged form on another site can never
+overwrite the cookie of the browser it runs in.
 
 Old per-game cookies are still read (never set): the token for a game is its
 own legacy cookie if the browser has one, else the identity.
@@ -45,7 +46,7 @@ from werkzeug.wrappers import Response as BaseResponse
 from webapp import protocol
 from webapp.services import GameError
 from webapp.services.seats import cookie_name, new_token, token_hash
-from webapp.web.origin import cross_site
+from webapp.web.origin import may_set_identity
 
 #: The identity cookie's name.
 COOKIE = "lookahead_id"
@@ -95,7 +96,7 @@ def ensure_identity() -> str:
     """
     token = identity()
     if token is None:
-        if cross_site():
+        if not may_set_identity():
             raise IdentityRefused()
         from webapp.web.admission import admit  # admission reads identity(): import here
 
@@ -161,7 +162,7 @@ def _signer(app: Flask) -> Signer:
 
 def _set_cookie(response: BaseResponse) -> BaseResponse:
     token: str | None = g.get("new_identity") or g.get("reissue_identity")
-    if token and response.status_code < 400 and not cross_site():  # a refusal leaves no trace
+    if token and response.status_code < 400 and may_set_identity():  # a refusal: no trace
         response.set_cookie(
             COOKIE,
             sign(current_app, token),

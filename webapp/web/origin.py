@@ -19,7 +19,8 @@ CSRFProtect does): the browser's own word on where a request comes from.
   (curl, a script, the tests), which holds only the cookies it was given.
 
 The same check keeps any identity from being minted, or a cookie set, on a
-cross-site request of any method (``identity.py``). Socket.IO's handshake is
+cross-site request (``identity.py``), but for a link followed in the tab:
+that navigation carries the Lax cookie, so a new one overwrites nothing. Socket.IO's handshake is
 checked by python-socketio itself (its default: same origin only).
 """
 
@@ -49,6 +50,21 @@ def cross_site() -> bool:
         return False  # a plain client: browsers send Origin on every cross-origin POST
     parts = urlsplit(origin.strip())
     return (parts.scheme, parts.netloc.lower()) != (request.scheme, request.host.lower())
+
+
+def may_set_identity() -> bool:
+    """True when an identity cookie set on this response cannot overwrite one the browser
+    holds: a request from our own origin, or another site's link followed in the tab
+    (a top-level GET navigation carries the SameSite=Lax cookie, so it had none to lose).
+    A form posted, a frame or an image from another site never gets one."""
+    if not cross_site():
+        return True
+    headers = request.headers
+    return (
+        request.method == "GET"
+        and headers.get("Sec-Fetch-Mode") == "navigate"
+        and headers.get("Sec-Fetch-Dest") == "document"
+    )
 
 
 def refuse_cross_site() -> Response | tuple[str, int] | None:
