@@ -142,4 +142,7 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from webapp.web.app import start_errors_in_one_line
+
+    with start_errors_in_one_line():  # an unwritable database: one line, exit 1
+        main()

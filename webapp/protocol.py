@@ -49,6 +49,7 @@ CONFLICT = "conflict"  # the game changed at the same moment (another tab or ser
 STORE_UNAVAILABLE = "store_unavailable"  # the database cannot be read or written now
 CORRUPT_GAME = "corrupt_game"  # the game's stored record is damaged
 RATE_LIMITED = "rate_limited"  # too many requests from this browser or address: wait and retry
+CROSS_SITE = "cross_site"  # a state-changing request sent by another site (403)
 
 # -- Games ----------------------------------------------------------------------
 #: The games' display names, by the name used in URLs and the API.

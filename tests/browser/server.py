@@ -50,6 +50,8 @@ def serve(workdir: Path, *options: str) -> Iterator[str]:
         str(port),
         "--db",
         str(workdir / "games.db"),
+        "--set",
+        f"SECRET_KEY_FILE={workdir / 'secret_key'}",  # not the checkout's instance folder
         *options,
     ]
     with log_path.open("wb") as log:

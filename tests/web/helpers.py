@@ -26,6 +26,7 @@ def make_app(database: Path, **config: Any) -> Flask:
         "SEARCH_WORKERS": 1,
         "SEARCH_WARMUP": False,
         "SEARCH_SEED": 0,
+        "SECRET_KEY_FILE": str(database.parent / "secret_key"),
     }
     return create_app(settings | config)
 

@@ -301,7 +301,7 @@ class GameService:
                     self.store.check()
                     self._store_health = "ok"
                 except Exception as err:  # any failure of the store is "unavailable"
-                    self._store_health = f"unavailable: {type(err).__name__}"
+                    self._store_health = f"unavailable: {err or type(err).__name__}"
                 self._store_checked_at = time.monotonic()
             store = self._store_health
         workers = self.searches.pool.stats()

@@ -67,42 +67,48 @@ _UPDATE = (
 
 
 class SQLiteStore:
-    """``GameStore`` on one SQLite file (or ``":memory:"``); ``timeout`` is the busy timeout.
+    """``GameStore`` on one SQLite file (or ``":memory:"``, or SQLite's own ``file:`` URI);
+    ``timeout`` is the busy timeout.
+
+    Opening writes once (the health check's probe, ``check``): a file that
+    cannot be written fails to open, at start-up, rather than at a player's move.
 
     ``read_only`` opens an existing file for reading only (inspection, or a
-    replica); its writes raise ``StoreUnavailable``. Opening never writes
+    replica); its writes raise ``StoreUnavailable``. Opened so, it writes nothing
     when the schema is current, so a read-only file at this version opens.
     """
 
     def __init__(self, path: str | Path, *, timeout: float = 5.0, read_only: bool = False) -> None:
         location = str(path)
         in_memory = location == ":memory:"
+        given_uri = location.startswith("file:")  # SQLite's own URI (e.g. "file:x.db?mode=ro")
         self._lock = threading.Lock()
         try:
-            if not in_memory and not read_only:
+            if not in_memory and not read_only and not given_uri:
                 Path(location).parent.mkdir(parents=True, exist_ok=True)
-        except OSError as err:
-            log.error("store: open %s failed: %s", location, err)
+        except OSError as err:  # the caller reports it (at start-up: one line, see app.py)
             raise StoreUnavailable(f"open {location} failed: {err}") from err
         target = location
-        if read_only and not in_memory:  # the file must exist; every write fails
+        if read_only and not in_memory and not given_uri:  # it must exist; every write fails
             target = Path(location).resolve().as_uri() + "?mode=ro"
-        with _guard(f"open {location}"):
+        with _guard(f"open {location}", logged=False):
             self._db = sqlite3.connect(
                 target,
                 timeout=timeout,
                 isolation_level=None,
                 check_same_thread=False,
-                uri=read_only,
+                uri=read_only or given_uri,
             )
         try:
-            with _guard(f"open {location}"):
+            with _guard(f"open {location}", logged=False):
                 if not in_memory and not read_only:
                     self._db.execute("PRAGMA journal_mode=WAL")
                     # WAL with NORMAL: a commit never corrupts the file; a power cut may
                     # lose the last commits, not the database. FULL syncs every commit.
                     self._db.execute("PRAGMA synchronous=NORMAL")
                 self._migrate()
+                if not read_only:  # a file that cannot be written fails here, not at a move
+                    self._write_probe()
         except BaseException:
             self._db.close()
             raise
@@ -159,16 +165,19 @@ class SQLiteStore:
         return gone
 
     def check(self) -> None:
-        """Take the write lock and try a write that changes nothing, then roll back.
+        """Write and commit something that changes nothing: the schema version, as it is.
 
-        A read alone would pass on a read-only or write-locked database.
+        A read, or a write transaction rolled back before writing a page, passes
+        on a file that can no longer be written (made immutable or read-only
+        while open): this write reaches the file (or its WAL) as every save does.
         """
         with self._lock, _guard("check"):
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                self._db.execute("UPDATE games SET id = id WHERE 0")
-            finally:
-                self._db.execute("ROLLBACK")
+            self._write_probe()
+
+    def _write_probe(self) -> None:
+        with self._transaction():
+            version = int(self._db.execute("PRAGMA user_version").fetchone()[0])
+            self._db.execute(f"PRAGMA user_version = {version}")
 
     def close(self) -> None:
         with self._lock, _guard("close"):
@@ -222,10 +231,12 @@ class SQLiteStore:
 
 
 @contextmanager
-def _guard(operation: str) -> Iterator[None]:
-    """Turn a ``sqlite3`` error into ``StoreUnavailable``, logged with the operation."""
+def _guard(operation: str, *, logged: bool = True) -> Iterator[None]:
+    """Turn a ``sqlite3`` error into ``StoreUnavailable``, logged with the operation (unless
+    ``logged`` is False: opening, whose caller reports it)."""
     try:
         yield
     except sqlite3.Error as err:
-        log.error("store: %s failed: %s: %s", operation, type(err).__name__, err)
+        if logged:
+            log.error("store: %s failed: %s: %s", operation, type(err).__name__, err)
         raise StoreUnavailable(f"{operation} failed: {err}") from err

@@ -36,6 +36,9 @@ KINDS: dict[str, tuple[str, str]] = {
     "create": ("RATE_LIMIT_CREATE_PER_IDENTITY", "RATE_LIMIT_CREATE_PER_ADDRESS"),
     "event": ("RATE_LIMIT_EVENTS_PER_IDENTITY", "RATE_LIMIT_EVENTS_PER_ADDRESS"),
     "analyse": ("RATE_LIMIT_ANALYSE_PER_IDENTITY", "RATE_LIMIT_ANALYSE_PER_ADDRESS"),
+    # Counted per address only: a new identity (identity.py), a Socket.IO connection.
+    "identity": ("", "RATE_LIMIT_IDENTITIES_PER_ADDRESS"),
+    "connect": ("", "RATE_LIMIT_CONNECTS_PER_ADDRESS"),
 }
 
 #: The defaults (create_app's DEFAULTS include them).
@@ -49,6 +52,10 @@ DEFAULTS: dict[str, str | None] = {
     "RATE_LIMIT_EVENTS_PER_ADDRESS": "6000/minute",
     "RATE_LIMIT_ANALYSE_PER_IDENTITY": "30/minute",
     "RATE_LIMIT_ANALYSE_PER_ADDRESS": "600/minute",
+    # New identity cookies minted for one address (a class of 30 starting at once fits),
+    # and Socket.IO connections opened from it (each page opens one; reloads reopen it).
+    "RATE_LIMIT_IDENTITIES_PER_ADDRESS": "60/minute",
+    "RATE_LIMIT_CONNECTS_PER_ADDRESS": "600/minute",
 }
 
 EXTENSION = "lookahead_admission"
@@ -97,7 +104,7 @@ def _parse(text: str | None) -> list[RateLimitItem]:
 
 def init_app(app: Flask) -> None:
     """Build the app's limits from its config (a bad limit string fails here, at start-up)."""
-    limits = {kind: (app.config[i], app.config[a]) for kind, (i, a) in KINDS.items()}
+    limits = {kind: (app.config[i] if i else None, app.config[a]) for kind, (i, a) in KINDS.items()}
     app.extensions[EXTENSION] = Admission(storage_uri(app.config), limits)
 
 

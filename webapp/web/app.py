@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +24,19 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from webapp.services import GameService, retention
 from webapp.services.retention import RetentionSchedule
 from webapp.services.searches import RETRY_DELAYS
-from webapp.store import GameStore, describe, open_store
-from webapp.web import admission, api, identity, pages, sockets, tree  # noqa: F401  (sockets registers its handlers)
+from webapp.store import GameStore, StoreError, describe, open_store
+from webapp.web import (
+    admission,
+    api,
+    body_limit,
+    headers,
+    identity,
+    nodelay,
+    origin,
+    pages,
+    sockets,  # noqa: F401  (importing it registers its handlers)
+    tree,
+)
 from webapp.web.extensions import socketio
 from webapp.web.packets import SafePacket
 from webapp.workers import SearchPool
@@ -81,6 +95,7 @@ DEFAULTS: dict[str, Any] = {
     "MAX_CONTENT_LENGTH": 64 * 1024,
     # Rate limits ("N/minute"; None = none), per identity cookie and per address.
     **admission.DEFAULTS,
+    **identity.DEFAULTS,  # the secret that signs identity cookies
     **api.DEFAULTS,  # the analysis endpoints' budgets
     # An analysis (HTTP) nobody asked for again in this many seconds is cancelled, not run
     # (a 202 answer asks the client to poll every 2 s). None = never.
@@ -120,6 +135,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(api.bp)
     app.register_blueprint(tree.bp)
     pages.register_error_pages(app)
+    origin.init_app(app)  # first: a cross-site request changes nothing
+    body_limit.init_app(app)
+    headers.init_app(app)
     identity.init_app(app)
     admission.init_app(app)
     # `sockets` registered its handlers on it; a message past the body limit closes its connection.
@@ -130,6 +148,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         serializer=SafePacket,  # unreadable packets become one error event, not a traceback
         client_manager=client_manager(redis_url),
     )
+    app.wsgi_app = nodelay.NoDelay(app.wsgi_app)  # type: ignore[method-assign]
     if app.config["TRUSTED_PROXIES"]:  # outermost: Socket.IO's requests see the real address too
         hops = int(app.config["TRUSTED_PROXIES"])
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops)  # type: ignore[method-assign]
@@ -166,6 +185,24 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     )
     log.info("Lookahead: games in %s, %s", describe(database), searching)
     return app
+
+
+@contextmanager
+def start_errors_in_one_line() -> Iterator[None]:
+    """A server that cannot start (its database unwritable or unreadable, its port or
+    instance folder refused) says why in one line on stderr and exits 1: no traceback."""
+    try:
+        yield
+    except StoreError as err:
+        hint = "check that the database file and its folder exist and are writable"
+        _fatal(f"the database cannot be used: {err} ({hint})")
+    except OSError as err:
+        _fatal(str(err))
+
+
+def _fatal(reason: str) -> None:
+    sys.stderr.write(f"python -m webapp: cannot start: {reason}\n")
+    raise SystemExit(1)
 
 
 def search_pool(app: Flask) -> SearchPool:

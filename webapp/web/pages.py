@@ -21,7 +21,7 @@ from webapp.services import GameError
 from webapp.services.positions import preview
 from webapp.web.admission import RateLimited, admit
 from webapp.web.api import service
-from webapp.web.identity import ensure_identity, token_for
+from webapp.web.identity import ensure_identity, offer_identity, token_for
 
 bp = Blueprint("pages", __name__)
 
@@ -121,7 +121,7 @@ def error_page(
 
 @bp.get("/")
 def home() -> str:
-    ensure_identity()  # so the first Socket.IO handshake already carries it
+    offer_identity()  # so the first Socket.IO handshake already carries it
     return render_template("home.html", games=games_list(), config=protocol.client_config())
 
 
@@ -134,7 +134,7 @@ def healthz() -> tuple[Response, int]:
 
 @bp.get("/g/<game_id>")
 def game(game_id: str) -> Any:
-    ensure_identity()
+    offer_identity()
     try:
         state = service().state(game_id, token_for(game_id))
     except GameError as error:
@@ -187,8 +187,9 @@ def analysis_board() -> Any:
 @bp.post("/new")
 def new() -> Any:
     """The home form or a position page's button: create the game, then go to it (303)."""
-    form, owner = request.form, ensure_identity()
+    form = request.form
     try:
+        owner = ensure_identity()
         admit("create")
         record = service().create(
             form.get("game"), link_settings(form), form.get("moves", ""), owner=owner

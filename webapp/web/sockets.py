@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from flask import request
+from flask_socketio import ConnectionRefusedError as HandshakeRefused
 from flask_socketio import emit, join_room
 
 from webapp import protocol
@@ -162,6 +163,16 @@ def on_unknown(event: object, *_: Any) -> Payload:
         error = refused
     emit(protocol.ERROR, error.payload())
     return error.payload()
+
+
+@socketio.on("connect")
+def on_connect(*_: Any) -> None:
+    """Count the connection against its address's limit (RATE_LIMIT_CONNECTS_PER_ADDRESS);
+    past it, the handshake is refused with the reason."""
+    try:
+        admit("connect")
+    except GameError as error:
+        raise HandshakeRefused(error.payload()) from None
 
 
 @socketio.on("disconnect")
