@@ -300,18 +300,19 @@ def test_options_cut_off_exactly_by_the_engines_winning_move_are_forgotten(
     assert record.id not in service.searches.live._options
 
 
-def test_below_perfect_the_engines_options_get_no_exact_pass(
+def test_at_a_custom_level_the_engines_options_get_their_exact_pass_too(
     games: tuple[GameService, HoldingPool, Sent],
 ) -> None:
     """A custom level deeper than the quick pass, the engine quicker than its options'
-    quick pass: that pass joins the move, and no exact pass follows (Perfect's only)."""
+    quick pass: that pass joins the move, and the exact pass follows, as at every level
+    (the board shows the strongest analysis whatever the level)."""
     service, pool, _ = games
     pool.hold.add("scores")
     settings = {"level": "custom", "depth": 9, "time": 5, "engine_plays": "first"}
     service.create("tictactoe", settings, owner="me")
     pool.release("engine")  # the engine moves before its options' quick pass is in
     pool.release("scores")
-    assert not [job for job in pool.submitted if job.priority == Priority.ANALYSIS]
+    assert [job for job in pool.submitted if job.priority == Priority.ANALYSIS]
 
 
 def test_options_that_come_after_the_players_move_are_not_stored(
