@@ -9,10 +9,15 @@ and any still unknown when the time is up leave their moves unclassified
 (``class: null``). Their searches go on and are cached, so asking again later
 fills them in; ``pending`` says how many positions were missing.
 
-Tic-tac-toe scores every move of every position (milliseconds), so its review
-lists all the best moves; Connect Four asks each position for its value only
-(a full set of column scores can take seconds per position), so its
-``best_moves`` hold the one best move the search names.
+``best_moves`` lists every move that keeps the position's value: every
+position is asked for every move's score (tic-tac-toe: milliseconds; Connect
+Four: instant from the opening book and the database where they hold the
+position, well under a second for the solver past the opening), newest first,
+since late positions solve fastest; a position whose moves are not all solved
+in time, its value solved, counts as pending (asking again fills it in).
+
+The game's first ``record.preset`` moves (a game made from a link with
+``moves=``) are marked ``preset`` and judged as no one's.
 
 Complete reviews (every position answered, exactly or not) are cached per
 (game id, version): a version never changes its moves.
@@ -28,8 +33,6 @@ from webapp.engine.review import PositionValue, review_moves
 from webapp.services.analysis import Analyses
 from webapp.store import GameRecord
 
-#: Games whose review scores every move of every position (cheap enough to solve outright).
-EVERY_MOVE_SCORED = frozenset({"tictactoe"})
 #: Reviews kept (a list of at most 42 small dicts each).
 CACHE_SIZE = 256
 
@@ -55,24 +58,31 @@ class Reviews:
             if cached is not None:
                 self._cache.move_to_end(key)
                 return cached, 0
-        positions = [record.moves[:ply] for ply in range(len(record.moves) + 1)]
+        positions = [record.moves[:ply] for ply in range(len(record.moves), -1, -1)]
         found = self.analyses.many(
             record.game,
-            positions,
-            move_scores=record.game in EVERY_MOVE_SCORED,
+            positions,  # newest first: late positions solve fastest
+            move_scores=True,
             seconds=position_seconds,
             wait=wait,
             owner=owner,
+        )
+        # Unknown, or solved with some move still unsolved (its best moves may be more).
+        pending = sum(
+            1 for moves in positions if moves not in found or _partly_solved(found[moves])
         )
         values = {
             moves: PositionValue(answer["score"], answer["exact"], tuple(answer["best_moves"]))
             for moves, answer in found.items()
         }
-        entries = review_moves(record.moves, values.get)
-        pending = len(positions) - len(found)
+        entries = review_moves(record.moves, values.get, min(record.preset, len(record.moves)))
         if not pending:
             with self._lock:
                 self._cache[key] = entries
                 while len(self._cache) > self.cache_size:
                     self._cache.popitem(last=False)
         return entries, pending
+
+
+def _partly_solved(answer: dict[str, Any]) -> bool:
+    return bool(answer["exact"]) and not answer["complete"]
