@@ -111,11 +111,28 @@ def test_recent_games_words(home: Page) -> None:
 
 
 def test_the_minimax_option_says_how_deep_it_searches(home: Page) -> None:
+    """At the level chosen: Medium's depth 4 (not the cap), Perfect's cap or whole tree."""
     label = home.locator('.settings-fields input[name="algorithm"][value="minimax"] + span')
     home.locator('input[name="game"][value="connect4"]').check(force=True)
+    assert label.text_content() == "Minimax (depth 4)"  # the default level, Medium
+    home.locator('.settings-fields input[name="level"][value="perfect"]').check(force=True)
     assert label.text_content() == "Minimax (depth 7)"
     home.locator('input[name="game"][value="tictactoe"]').check(force=True)
     assert label.text_content() == "Minimax (whole tree)"
+
+
+def test_perfect_with_minimax_in_connect_four_does_not_promise_to_be_unbeatable(
+    home: Page,
+) -> None:
+    hint = home.locator(".settings-fields [data-level-hint]")
+    home.locator('input[name="game"][value="connect4"]').check(force=True)
+    home.locator('.settings-fields input[name="level"][value="perfect"]').check(force=True)
+    assert "cannot be beaten" in (hint.text_content() or "")  # alpha-beta: exact
+    home.locator('.settings-fields input[name="algorithm"][value="minimax"]').check(force=True)
+    said = hint.text_content() or ""
+    assert "cannot be beaten" not in said and "stops at depth 7" in said, said
+    home.locator('input[name="game"][value="tictactoe"]').check(force=True)
+    assert "cannot be beaten" in (hint.text_content() or "")  # the whole tree: exact
 
 
 def test_a_stopped_search_says_why(home: Page) -> None:
