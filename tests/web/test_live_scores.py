@@ -151,6 +151,7 @@ def test_a_shallow_pass_comes_first_then_the_exact_scores(
     service.create("connect4", {"level": "perfect"}, "4444", owner="me")
     told = [s for s in scores_of(sent) if s["moves"] == "4444"]
     assert len(told) == 2 and not told[0]["complete"] and told[1]["complete"]
+    assert told[0]["solving"] and not told[1]["solving"]  # the page says "solving…", then not
     shallow = told[0]["move_scores"]
     assert all(s["depth"] >= 1 for s in shallow.values() if not s["exact"])
     assert all("depth" not in s for s in told[1]["move_scores"].values())

@@ -81,6 +81,12 @@ class Scoring:
         return bool(self.move_scores) and all(s["exact"] for s in self.move_scores.values())
 
     @property
+    def solving(self) -> bool:
+        """The exact pass is under way or to follow: an estimate here may still become
+        exact (the page says "solving…")."""
+        return not self.complete and (self.job is not None or not self.last_pass)
+
+    @property
     def exact_due(self) -> bool:
         """An exact pass would add to these scores: the last pass is exact (no depth
         limit: always so for the scores, ``analysis_limits``) and some score is still an
@@ -118,6 +124,7 @@ class Scoring:
             "to_move": len(self.moves) % 2,
             "move_scores": dict(sorted(self.move_scores.items())),
             "complete": self.complete,
+            "solving": self.solving,
         }
 
 
