@@ -77,8 +77,14 @@ def test_an_unsolved_column_says_solving_then_its_exact_score(
         solving = ui.board.locator(".c4-badges .score-badge.is-solving")
         expect(solving).to_have_count(7)
         for title in [badges.nth(i).get_attribute("title") or "" for i in range(7)]:
-            assert re.match(r"^.+ · depth \d+, solving…( \(best\))?$", title), title
-        expect(page.locator("#eval-text")).to_contain_text("solving…")
+            estimate = r"(about even|(slightly |much )?(better|worse))"
+            assert re.match(rf"^{estimate} · depth \d+, solving…( \(best\))?$", title), title
+        expect(page.locator("#eval-text")).to_have_text(
+            re.compile(
+                r"^(About even|(Red|Yellow) is (slightly |much )?better)"
+                r" \(search depth \d+, solving…\)$"
+            )
+        )
         holds.release()
         expect(solving).to_have_count(0, timeout=ENGINE_TIMEOUT_MS)
         exact = search(new_game("connect4", UNSOLVED), "alphabeta", move_scores=True)
