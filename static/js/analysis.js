@@ -135,6 +135,7 @@ export function createAnalysisPanel(root, { info, algorithms, levels, styles, on
     const purpose = note?.kind === "weaker" ? " on purpose" : "";
     parts.headline.append(el("span", "headline-move", `${verb} ${moveName(result.best_move)}${purpose}`));
     parts.headline.append(el("span", `score-badge inline score-${score.kind}`, score.text));
+    if (played) parts.headline.append(el("span", "headline-own", ownSearchLabel(result, levels?.[level]?.label)));
     parts.styleNote.hidden = !note;
     parts.styleNote.textContent = note ? note.text : "";
 
@@ -235,10 +236,14 @@ export function createAnalysisPanel(root, { info, algorithms, levels, styles, on
  * "Easy’s own search, depth 2": the engine's move, score and line come from the
  * opponent's search at its level, never from the board's analysis.
  */
-export function ownSearchNote(result, levelLabel) {
+export function ownSearchLabel(result, levelLabel) {
   const who = levelLabel ? `${levelLabel}’s` : "The engine’s";
-  const depth = fromBook(result) ? "the opening book" : `depth ${result.depth}`;
-  return `${who} own search, ${depth}: the move, its score and its line above. The board’s scores are the strongest analysis, exact where solved.`;
+  return `${who} own search, ${fromBook(result) ? "the opening book" : `depth ${result.depth}`}`;
+}
+
+/** The label's longer form, under the search's figures. */
+export function ownSearchNote(result, levelLabel) {
+  return `${ownSearchLabel(result, levelLabel)}: the move, its score and its line above. The board’s scores are the strongest analysis, exact where solved.`;
 }
 
 /** What the scores mean, for whom. */

@@ -45,6 +45,13 @@ def test_at_easy_the_winning_cell_reads_as_a_win(page: Page) -> None:
         )
     expect(page.locator("#eval-text")).to_have_text("X wins with best play, in 2 of X\u2019s moves")
     expect(page.locator("#eval-figure")).to_have_text("X wins in 2")
+    # The opponent's own search stays in the panel, labelled as Easy's.
+    ui.click("5")
+    ui.wait_for_moves(6)
+    headline = page.locator("#result-headline")
+    expect(headline).to_contain_text("O played")
+    expect(headline.locator(".headline-own")).to_have_text("Easy\u2019s own search, depth 2")
+    expect(page.locator("#eval-figure")).to_have_text(re.compile(r"^X wins in 1$|^X won$"))
 
 
 @pytest.fixture
