@@ -1,4 +1,4 @@
-"""``python -m webapp.bench.exact_scores``: how soon every column's score is exact at Perfect.
+"""``python -m webapp.bench.exact_scores``: how soon every column's score is exact, at any level.
 
 Issue 8's goal: from the first move of a Connect Four game played from the
 start at Perfect, every column's score for the player is exact within 1 s
@@ -9,7 +9,9 @@ alpha-beta searcher, whose games last longer) and the engine playing first
 in half of them. For each position the player faces it times, from the engine's move
 (the ``engine_move`` event; the game's creation when the player moves first)
 to the ``scores`` event that makes every column exact, and prints the
-percentiles and the slowest positions. No figure is asserted.
+percentiles and the slowest positions. No figure is asserted. ``--level``
+(Perfect unless given): the board's scores are the same exact analysis at every
+level (issue 16), only the engine's moves differ.
 """
 
 from __future__ import annotations
@@ -59,10 +61,15 @@ def choose(moves: str, rng: random.Random, player: str) -> str:
 
 
 def play(
-    service: GameService, emit: Recorder, rng: random.Random, first: bool, player: str
+    service: GameService,
+    emit: Recorder,
+    rng: random.Random,
+    first: bool,
+    player: str,
+    level: str = "perfect",
 ) -> list[Any]:
     """One game; per position the player faced: (moves, seconds to exact scores)."""
-    settings = {"level": "perfect", "engine_plays": "second" if first else "first"}
+    settings = {"level": level, "engine_plays": "second" if first else "first"}
     since = sent = time.perf_counter()
     record = service.create("connect4", settings, owner="bench")
     moves = record.moves
@@ -92,6 +99,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--player", choices=("random", "searcher"), default="random")
     parser.add_argument("--show", type=int, default=8, help="slowest positions listed")
+    parser.add_argument("--level", choices=("easy", "medium", "hard", "perfect"), default="perfect")
     args = parser.parse_args(argv)
     pool = SearchPool(args.workers, reserve=1)
     emit = Recorder()
@@ -102,12 +110,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     rows: list[Any] = []
     try:
         for game in range(args.games):
-            rows += play(service, emit, rng, game % 2 == 0, args.player)
+            rows += play(service, emit, rng, game % 2 == 0, args.player, args.level)
     finally:
         service.close()
     times = sorted(1000 * t for _, t in rows)
     never = sum(t == float("inf") for t in times)
-    print(f"# Exact scores for the player at Perfect, Connect Four: {args.games} games, "
+    print(f"# Exact scores for the player at {args.level}, Connect Four: {args.games} games, "
           f"{len(rows)} positions, {args.player} player, {args.workers} workers")  # fmt: skip
     print(f"ms to every column exact: p50 {percentile(times, 50):.0f}  "
           f"p95 {percentile(times, 95):.0f}  max {times[-1]:.0f}  "
