@@ -9,12 +9,15 @@ and any still unknown when the time is up leave their moves unclassified
 (``class: null``). Their searches go on and are cached, so asking again later
 fills them in; ``pending`` says how many positions were missing.
 
-``best_moves`` lists every move that keeps the position's value: every
-position is asked for every move's score (tic-tac-toe: milliseconds; Connect
-Four: instant from the opening book and the database where they hold the
-position, well under a second for the solver past the opening), newest first,
-since late positions solve fastest; a position whose moves are not all solved
-in time, its value solved, counts as pending (asking again fills it in).
+``best_moves`` lists every move that keeps the position's value. Tic-tac-toe
+scores every move of every position at once (milliseconds). Connect Four first
+asks each position for its value only (what the classes need: the opening book
+answers many at once), then, with the time left, every move's score of the
+positions whose value is exact, so that "Best: column 5" names column 7 too
+when it keeps the same value. Both rounds go newest first (late positions solve
+fastest). A position whose moves are not all solved in time keeps the one best
+move its value's search named and counts as pending: asking again fills it in
+(the values come from the cache then, leaving the time to the moves).
 
 The game's first ``record.preset`` moves (a game made from a link with
 ``moves=``) are marked ``preset`` and judged as no one's.
@@ -33,6 +36,8 @@ from webapp.engine.review import PositionValue, review_moves
 from webapp.services.analysis import Analyses
 from webapp.store import GameRecord
 
+#: Games whose review scores every move of every position at once (cheap to solve outright).
+EVERY_MOVE_SCORED = frozenset({"tictactoe"})
 #: Reviews kept (a list of at most 42 small dicts each).
 CACHE_SIZE = 256
 
@@ -59,14 +64,27 @@ class Reviews:
                 self._cache.move_to_end(key)
                 return cached, 0
         positions = [record.moves[:ply] for ply in range(len(record.moves), -1, -1)]
+        deadline = self.analyses.clock() + wait
+        every = record.game in EVERY_MOVE_SCORED
         found = self.analyses.many(
             record.game,
             positions,  # newest first: late positions solve fastest
-            move_scores=True,
+            move_scores=every,
             seconds=position_seconds,
             wait=wait,
             owner=owner,
         )
+        if not every:  # every move of the solved positions: their complete best moves
+            solved = [moves for moves in positions if _partly_solved(found.get(moves))]
+            scored = self.analyses.many(
+                record.game,
+                solved,
+                move_scores=True,
+                seconds=position_seconds,
+                wait=max(0.0, deadline - self.analyses.clock()),
+                owner=owner,
+            )
+            found |= {m: a for m, a in scored.items() if a["exact"] and not _partly_solved(a)}
         # Unknown, or solved with some move still unsolved (its best moves may be more).
         pending = sum(
             1 for moves in positions if moves not in found or _partly_solved(found[moves])
@@ -84,5 +102,9 @@ class Reviews:
         return entries, pending
 
 
-def _partly_solved(answer: dict[str, Any]) -> bool:
-    return bool(answer["exact"]) and not answer["complete"]
+def _partly_solved(answer: dict[str, Any] | None) -> bool:
+    """An exact value whose moves are not all scored exactly (a value-only answer too)."""
+    if answer is None or not answer["exact"]:
+        return False
+    every_move = bool(answer["move_scores"]) or answer["status"] != "playing"  # or: game over
+    return not (answer["complete"] and every_move)
