@@ -23,11 +23,10 @@ export function firstPlayerShare(value, side, info) {
 /**
  * The bar's figure: "Red wins in 9", "Draw" when exact; an estimate's number from the
  * first player's side ("+0.12": the first player better, "−0.05": the second), as the
- * bar leans; "Red won" / "Drawn" once over; "" when nothing is known.
+ * bar leans; "" once over (the words say who won) or when nothing is known.
  */
 export function evalFigure(value, ply, info, over) {
-  if (over) return over.winner === null ? "Drawn" : `${info.players[over.winner]} won`;
-  if (!value) return "";
+  if (over || !value) return ""; // over: the words say it ("Red won"), once is enough
   const side = ply % 2;
   if (!value.exact) return signed(side === 0 ? value.score : -value.score);
   if (value.score === 0) return "Draw";
