@@ -64,7 +64,13 @@ export function bindSettings(root, { limits, onChange = () => {}, onInvalid = ()
     const typed = Number.parseInt(field("depth")?.value ?? "", 10);
     const depth = Number.isFinite(typed) ? typed : null;
     const algorithm = checked("algorithm")?.value;
-    if (hint && level) hint.textContent = levelHint(level.closest("label").title || "", level.value, algorithm, depth);
+    // Every level's hint (its pill's tooltip too) true of the algorithm chosen.
+    for (const input of root.querySelectorAll('[name="level"]')) {
+      const label = input.closest("label");
+      label.dataset.hint ??= label.title || "";
+      label.title = levelHint(label.dataset.hint, input.value, algorithm, depth);
+    }
+    if (hint && level) hint.textContent = level.closest("label").title;
     labelMinimax(root, level?.value, depth);
   }
 

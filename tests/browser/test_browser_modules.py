@@ -167,6 +167,8 @@ def test_perfect_with_minimax_in_connect_four_does_not_promise_to_be_unbeatable(
     home.locator('.settings-fields input[name="algorithm"][value="minimax"]').check(force=True)
     said = hint.text_content() or ""
     assert "cannot be beaten" not in said and "stops at depth 7" in said, said
+    pill = home.locator('.settings-fields input[name="level"][value="perfect"]').locator("..")
+    assert pill.get_attribute("title") == said  # its tooltip says the same
     home.locator('input[name="game"][value="tictactoe"]').check(force=True)
     assert "cannot be beaten" in (hint.text_content() or "")  # the whole tree: exact
 
