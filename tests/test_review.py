@@ -78,3 +78,20 @@ def test_unknown_values_leave_moves_unclassified() -> None:
     (entry,) = review_moves("5", known.get)
     assert entry["value_before"] == 0 and entry["value_after"] is None
     assert entry["class"] is None and entry["best_moves"] == ["5"]
+
+
+def test_preset_moves_are_marked_and_judged_as_no_ones() -> None:
+    """The issue's game: made from ``moves=1235947`` at Perfect. Its 4 (O's, a blunder had
+    O played it here) and the rest were on the board when the game began."""
+    entries = review_moves("12359476", exact_value, preset=7)
+    assert [e["preset"] for e in entries] == [True] * 7 + [False]
+    assert [e["class"] for e in entries[:7]] == [None] * 7
+    assert classify(entries[5]["value_before"], entries[5]["value_after"]) == "blunder"
+    assert entries[5]["player"] == 1  # still whose stone it is
+    assert entries[7]["class"] == classes("12359476")[7] is not None  # a move of the game
+
+
+def test_without_preset_moves_every_move_is_judged() -> None:
+    entries = review_moves("14253", exact_value)
+    assert not any(e["preset"] for e in entries)
+    assert [e["class"] for e in entries] == classes("14253")

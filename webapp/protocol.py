@@ -27,7 +27,9 @@ THINKING = "thinking"  # one per completed depth of the engine's search
 ENGINE_MOVE = "engine_move"  # the engine's move with its full analysis
 ANALYSIS = "analysis"  # the answer to ANALYSE (same fields as ENGINE_MOVE)
 QUEUED = "queued"  # {game_id, position}: all workers busy, waiting its turn
-SCORES = "scores"  # {game_id, moves, to_move, move_scores, complete}: the side to move's options
+#: {game_id, moves, to_move, move_scores, complete, solving}: the side to move's options
+#: (``solving``: the exact pass is still to come, so an estimate may become exact)
+SCORES = "scores"
 GAME_CREATED = "game_created"  # {id, url}: answer to NEW_GAME / REMATCH
 ERROR = "error"  # {code, message}
 

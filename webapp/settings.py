@@ -117,3 +117,18 @@ def search_limits(
         capped = depth is None or depth > cap
         depth = cap if depth is None else min(depth, cap)
     return Limits(depth=depth, time=seconds, capped=capped, style=style)
+
+
+#: The settings of the strongest analysis the server gives: what the board shows at every
+#: level (the level sets how the engine plays, never what the scores say).
+ANALYSIS_SETTINGS: Settings = {**DEFAULT_SETTINGS, "algorithm": "alphabeta", "level": "perfect"}
+
+
+def analysis_limits(game: str) -> Limits:
+    """The limits of the scores shown on the board, whatever the game's level: alpha-beta
+    until exact (the solver and the opening book), under the server's time cap.
+
+    >>> analysis_limits("connect4").depth is None
+    True
+    """
+    return search_limits(ANALYSIS_SETTINGS, game)

@@ -135,6 +135,7 @@ export function createAnalysisPanel(root, { info, algorithms, levels, styles, on
     const purpose = note?.kind === "weaker" ? " on purpose" : "";
     parts.headline.append(el("span", "headline-move", `${verb} ${moveName(result.best_move)}${purpose}`));
     parts.headline.append(el("span", `score-badge inline score-${score.kind}`, score.text));
+    if (played) parts.headline.append(el("span", "headline-own", ownSearchLabel(result, levels?.[level]?.label)));
     parts.styleNote.hidden = !note;
     parts.styleNote.textContent = note ? note.text : "";
 
@@ -162,6 +163,7 @@ export function createAnalysisPanel(root, { info, algorithms, levels, styles, on
       if (key === "nodes") group.dataset.nodes = String(result.nodes);
       parts.stats.append(group);
     }
+    if (played) parts.stats.append(el("p", "stat-note own-search", ownSearchNote(result, levels?.[level]?.label)));
     if (result.stopped) parts.stats.append(el("p", "stat-note", stoppedNote(result)));
 
     parts.candidates.replaceChildren();
@@ -184,7 +186,7 @@ export function createAnalysisPanel(root, { info, algorithms, levels, styles, on
       "aria-label",
       played ? `The engine’s options before its move (${mover})` : `Score of each ${info.moveNoun} for ${mover}`,
     );
-    parts.legend.textContent = legend(mover, entries.map(([, v]) => v), played, played && result.algorithm === "minimax");
+    parts.legend.textContent = legend(mover, entries.map(([, v]) => v), played, levels?.[level]?.label);
   }
 
   /** The comparison: `rows` are analyses of one position, `busy` while waiting. */
@@ -230,13 +232,30 @@ export function createAnalysisPanel(root, { info, algorithms, levels, styles, on
   return { renderThinking, renderDepths, renderResult, renderCompare, setHidden };
 }
 
+/**
+ * "Easy’s own search, depth 2": the engine's move, score and line come from the
+ * opponent's search at its level, never from the board's analysis.
+ */
+export function ownSearchLabel(result, levelLabel) {
+  const who = levelLabel ? `${levelLabel}’s` : "The engine’s";
+  return `${who} own search, ${fromBook(result) ? "the opening book" : `depth ${result.depth}`}`;
+}
+
+/** The label's longer form, under the search's figures. */
+export function ownSearchNote(result, levelLabel) {
+  return `${ownSearchLabel(result, levelLabel)}: the move, its score and its line above. The board’s scores are the strongest analysis, exact where solved.`;
+}
+
 /** What the scores mean, for whom. */
-function legend(mover, values, played, byAlphaBeta = false) {
+function legend(mover, values, played, levelLabel = null) {
   if (!values.length) return "";
   const parts = [`Scores for ${mover}${played ? ", before its move" : ""}.`];
-  // The options are scored by alpha-beta whatever the engine plays: a minimax move's
-  // own search (above) may have stopped at another depth than these.
-  if (byAlphaBeta) parts.push("They come from an alpha-beta search of their own (the same values as minimax, far sooner), so their depth may differ from the move's.");
+  // The options are the board's analysis (alpha-beta until exact) whatever the level and
+  // the algorithm: the move's own search (above) may have stopped at another depth.
+  if (played) {
+    const own = levelLabel ? `${levelLabel}’s own search` : "the engine’s own search";
+    parts.push(`They come from the board’s analysis (alpha-beta until exact), not from ${own}, so they may differ from the move’s score and depth.`);
+  }
   if (values.some((v) => v.exact && v.score !== 0)) {
     parts.push("“Win in N” and “loss in N” count the winner’s moves still to play.");
   }

@@ -10,6 +10,7 @@ export function drawBadge(badge, score) {
   if (!score) return;
   badge.classList.add(`score-${score.kind}`);
   if (score.best) badge.classList.add("is-best");
+  if (score.solving) badge.classList.add("is-solving");
   const [words, note] = score.text.split(" · "); // an estimate's depth comes after the dot
   const [word, ...rest] = words.split(" ");
   const strong = document.createElement("strong");

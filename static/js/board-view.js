@@ -25,9 +25,10 @@ export function createBoard(host, game, onPlay) {
  * - review: an earlier position is shown;
  * - scores: the side to move's options at this very position
  *   ({move: {score, exact, depth?}}, a `scores` event's), or null;
+ * - solving: the server is still solving them (an estimate reads "solving…");
  * - line: {from, pv} an expected line to draw from position `from`, or null.
  */
-export function boardView({ game, moves, interactive, review, scores, line }) {
+export function boardView({ game, moves, interactive, review, scores, solving = false, line }) {
   const position = replay(game, moves);
   const view = {
     moves: position.moves,
@@ -42,7 +43,7 @@ export function boardView({ game, moves, interactive, review, scores, line }) {
     scores: null,
     ghosts: [],
   };
-  if (scores && !position.over) view.scores = moveScores(position.info, position.moves, scores);
+  if (scores && !position.over) view.scores = moveScores(position.info, position.moves, scores, solving);
   if (line && line.pv) {
     view.ghosts = lineCells(game, line.from, line.pv.slice(0, MAX_GHOSTS)).map((g) => ({
       ...g,
@@ -52,14 +53,21 @@ export function boardView({ game, moves, interactive, review, scores, line }) {
   return view;
 }
 
-/** Every option's score in words, for the side to move at `from`; the best ones marked. */
-export function moveScores(info, from, values) {
+/**
+ * Every option's score in words, for the side to move at `from`; the best ones marked.
+ * `solving`: the exact pass is under way, so an estimate says "solving…" beside its depth.
+ */
+export function moveScores(info, from, values, solving = false) {
   const entries = Object.entries(values || {});
   if (!entries.length) return null;
   const top = Math.max(...entries.map(([, v]) => v.score));
   const scores = {};
   for (const [move, value] of entries) {
     const words = describeScore(value.score, value.exact, info, from.length, value.depth ?? null);
+    if (solving && !value.exact) {
+      words.text = `${words.text}${value.depth ? ", " : " · "}solving…`;
+      words.solving = true;
+    }
     scores[move] = { ...words, best: value.score === top };
   }
   return scores;

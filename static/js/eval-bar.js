@@ -1,8 +1,10 @@
 // The evaluation bar beside the board: who is winning at a glance. An exact
 // value reads in words ("Red wins with best play, in 9 of Red's moves"); an
-// estimate moves the bar and reads "Red is slightly better". Render-only.
+// estimate moves the bar and reads "Red is slightly better". Beside the words
+// a figure says it in short: a result ("Red wins in 9", "Draw") or an
+// estimate's number from the first player's side ("+0.12"). Render-only.
 
-import { describeScore } from "./format.js";
+import { describeScore, signed } from "./format.js";
 import { leaderWords } from "./score-words.js";
 
 /**
@@ -18,14 +20,29 @@ export function firstPlayerShare(value, side, info) {
   return 0.5 + 0.4 * Math.max(-1, Math.min(1, forFirst / top));
 }
 
+/**
+ * The bar's figure: "Red wins in 9", "Draw" when exact; an estimate's number from the
+ * first player's side ("+0.12": the first player better, "−0.05": the second), as the
+ * bar leans; "" once over (the words say who won) or when nothing is known.
+ */
+export function evalFigure(value, ply, info, over) {
+  if (over || !value) return ""; // over: the words say it ("Red won"), once is enough
+  const side = ply % 2;
+  if (!value.exact) return signed(side === 0 ? value.score : -value.score);
+  if (value.score === 0) return "Draw";
+  const winner = value.score > 0 ? side : 1 - side;
+  return `${info.players[winner]} wins in ${describeScore(value.score, true, info, ply).moves}`;
+}
+
 /** The bar's words for position of `ply` stones, worth `value` to the side to move. */
 export function evalWords(value, ply, info, over) {
   if (over) return over.winner === null ? "Drawn" : `${info.players[over.winner]} won`;
   if (!value) return "Evaluating…";
   const side = ply % 2;
   if (!value.exact) {
-    const depth = value.depth ? ` (search depth ${value.depth})` : "";
-    return `${leaderWords(value.score, side, info)}${depth}`;
+    const notes = [value.depth ? `search depth ${value.depth}` : "", value.solving ? "solving…" : ""];
+    const note = notes.filter(Boolean).join(", ");
+    return `${leaderWords(value.score, side, info)}${note ? ` (${note})` : ""}`;
   }
   if (value.score === 0) return "Draw with best play";
   const words = describeScore(value.score, true, info, ply);
@@ -35,8 +52,8 @@ export function evalWords(value, ply, info, over) {
   return `${name} wins with best play, in ${n} of ${name}’s ${n === 1 ? "move" : "moves"}`;
 }
 
-/** The bar in `track` (beside the board) and its words in `text` (under it). */
-export function createEvalBar({ track, text }, info) {
+/** The bar in `track` (beside the board), its words in `text` and its figure in `figure`. */
+export function createEvalBar({ track, text, figure }, info) {
   track.classList.add("eval-track");
   track.setAttribute("aria-hidden", "true"); // the words say it all
   const fill = document.createElement("div");
@@ -53,6 +70,13 @@ export function createEvalBar({ track, text }, info) {
     root.dataset.kind = track.dataset.kind = kind;
     track.dataset.share = share.toFixed(2);
     text.textContent = evalWords(value, ply, info, over);
+    if (figure) {
+      figure.textContent = evalFigure(value, ply, info, over);
+      figure.hidden = !figure.textContent;
+      figure.dataset.kind = kind;
+      const leader = over ? over.winner : share > 0.5 ? 0 : share < 0.5 ? 1 : null;
+      figure.dataset.leader = leader === null ? "none" : String(leader);
+    }
   }
 
   return { render };

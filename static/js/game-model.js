@@ -94,6 +94,12 @@ export function noteScores(model, payload) {
   if (model.scores.size > 400) model.scores.delete(model.scores.keys().next().value);
 }
 
+/** Whether the server is still solving position `moves` exactly (its estimates may become exact). */
+export function solvingAt(model, moves) {
+  const scores = model.scores.get(moves);
+  return Boolean(scores && scores.solving && !scores.complete);
+}
+
 /** The side to move's options at position `moves` ({move: {score, exact, depth?}}), or null. */
 export function scoresFor(model, moves) {
   return model.scores.get(moves)?.move_scores ?? null;
@@ -114,7 +120,8 @@ export function positionValue(model, moves) {
   const values = scores ? Object.values(scores.move_scores) : [];
   if (values.length) {
     const best = values.reduce((a, b) => (b.score > a.score ? b : a));
-    seen.push({ score: best.score, exact: Boolean(scores.complete), depth: best.depth ?? null });
+    const solving = Boolean(scores.solving && !scores.complete);
+    seen.push({ score: best.score, exact: Boolean(scores.complete), depth: best.depth ?? null, solving });
   }
   for (let i = model.results.length - 1; i >= 0; i -= 1) {
     const r = model.results[i];

@@ -27,7 +27,7 @@ const $ = (id) => document.getElementById(id);
 const status = createStatus({ notice: $("notice"), announcer: $("announcer") });
 const board = createBoard($("board"), model.state.game, play);
 const moveList = createMoveList($("moves"), { info, onSelect: (ply) => review(ply) });
-const evalBar = createEvalBar({ track: $("eval-bar"), text: $("eval-text") }, info);
+const evalBar = createEvalBar({ track: $("eval-bar"), text: $("eval-text"), figure: $("eval-figure") }, info);
 const evalGraph = createEvalGraph($("eval-graph"), { info, onSelect: (ply) => review(ply) });
 const panel = createAnalysisPanel($("analysis"), {
   info,
@@ -271,7 +271,7 @@ function update(change, after) {
 /** The bar for the position on the board, the graph for the whole game. */
 function renderEvaluation(shown, analysisOn) {
   $("eval-bar").hidden = !analysisOn;
-  $("eval-text").hidden = !analysisOn;
+  $("eval-summary").hidden = !analysisOn;
   $("eval-graph-panel").hidden = !analysisOn;
   if (!analysisOn) return;
   const moves = model.state.moves;
@@ -311,6 +311,7 @@ function render() {
       review: reviewing,
       // The side to move's options at this very position (never another's: matched on moves).
       scores: analysisOn ? M.scoresFor(model, shown) : null,
+      solving: M.solvingAt(model, shown),
       line: analysisOn && match && lineOn ? { from: match.from, pv: match.result.pv } : null,
     }),
   );

@@ -20,15 +20,19 @@ export const CLASSES = {
   mistake: { symbol: "?", word: "mistake", meaning: "a win became a draw, or a draw a loss" },
   blunder: { symbol: "??", word: "blunder", meaning: "a win became a loss" },
 };
+/** A move the game was made with (a link with moves=): played by neither side, judged as no one's. */
+export const PRESET = { symbol: "·", word: "preset", meaning: "on the board when the game was made" };
 /** Asking again for a review that is still being solved, at most this many times. */
 const MAX_RETRIES = 10;
 
-/** Counts per side and class, and the moves where the result with best play changed. */
+/** Counts per side and class (preset moves apart: no one's), and the moves where the
+ * result with best play changed. */
 export function summarise(entries) {
   const counts = [0, 1].map(() => Object.fromEntries([...Object.keys(CLASSES), "unknown"].map((c) => [c, 0])));
-  for (const entry of entries) counts[entry.player][entry.class ?? "unknown"] += 1;
-  const turns = entries.filter((e) => e.class === "mistake" || e.class === "blunder");
-  return { counts, turns };
+  const played = entries.filter((entry) => !entry.preset);
+  for (const entry of played) counts[entry.player][entry.class ?? "unknown"] += 1;
+  const turns = played.filter((e) => e.class === "mistake" || e.class === "blunder");
+  return { counts, turns, preset: entries.length - played.length };
 }
 
 /** "a win became a loss" (values from the mover's side). */
@@ -84,10 +88,10 @@ function mount() {
     buttons.forEach((button, index) => {
       const entry = review.entries[index];
       if (!entry || !moves.startsWith(review.moves.slice(0, index + 1)) || button.querySelector(".review-mark")) return;
-      const known = CLASSES[entry.class];
+      const known = entry.preset ? PRESET : CLASSES[entry.class];
       if (!known) return;
       const mark = document.createElement("span");
-      mark.className = `review-mark review-${entry.class}`;
+      mark.className = `review-mark review-${entry.preset ? "preset" : entry.class}`;
       mark.innerHTML = `<span class="review-symbol" aria-hidden="true"></span> <span class="review-word"></span>`;
       mark.firstElementChild.textContent = known.symbol;
       mark.lastElementChild.textContent = known.word;
@@ -113,7 +117,7 @@ function mount() {
     const box = $("review-summary");
     box.hidden = !review;
     if (!review) return;
-    const { counts, turns } = summarise(review.entries);
+    const { counts, turns, preset } = summarise(review.entries);
     box.replaceChildren();
     const result = document.createElement("p");
     result.className = "review-result";
@@ -145,13 +149,19 @@ function mount() {
     moments.className = "review-moments";
     if (!turns.length) {
       const none = document.createElement("li");
-      none.textContent = review.entries.some((e) => e.class === null)
+      none.textContent = review.entries.some((e) => e.class === null && !e.preset)
         ? "No mistake among the moves solved exactly."
         : "Nowhere: the result with best play never changed.";
       moments.append(none);
     }
     for (const entry of turns) moments.append(moment(entry));
     box.append(result, table, title, moments);
+    if (preset) {
+      const note = document.createElement("p");
+      note.className = "field-hint review-preset-note";
+      note.textContent = `The first ${preset === 1 ? "move was" : `${preset} moves were`} on the board when the game was made (preset): played by neither side here, judged as no one’s.`;
+      box.append(note);
+    }
     const unknown = counts[0].unknown + counts[1].unknown;
     if (unknown) {
       const note = document.createElement("p");

@@ -9,17 +9,42 @@ function currentGame() {
 }
 
 /**
- * Say beside "Minimax" how deep it will search without a depth of its own
+ * How deep plain minimax searches at `level` (a level name; `customDepth` the custom
+ * level's depth or null) in the current game: the level's depth under the server's cap
  * (protocol.client_config().minimax_depth: a depth, or null for the whole tree).
+ * Returns {depth, capped}: depth null for the whole tree; capped when the cap, not the
+ * level, stops it. Undefined when the game is not known.
  */
-function labelMinimax(root) {
-  const span = root.querySelector('[name="algorithm"][value="minimax"]')?.closest("label")?.querySelector("span");
-  const depths = readJSON("config")?.minimax_depth ?? {};
+export function minimaxReach(level, customDepth) {
+  const config = readJSON("config") ?? {};
+  const depths = config.minimax_depth ?? {};
   const game = currentGame();
-  if (!span || !game || !(game in depths)) return;
+  if (!game || !(game in depths)) return undefined;
+  const cap = depths[game];
+  const own = level === "custom" ? customDepth : (config.levels?.[level]?.depth ?? null);
+  if (own === null || own === undefined) return { depth: cap, capped: cap !== null };
+  return cap !== null && own > cap ? { depth: cap, capped: true } : { depth: own, capped: false };
+}
+
+/** Say beside "Minimax" how deep it will search at the level chosen. */
+function labelMinimax(root, level, customDepth) {
+  const span = root.querySelector('[name="algorithm"][value="minimax"]')?.closest("label")?.querySelector("span");
+  const reach = minimaxReach(level, customDepth);
+  if (!span || !reach) return;
   span.dataset.base ??= span.textContent;
-  const depth = depths[game];
-  span.textContent = `${span.dataset.base} (${depth === null ? "whole tree" : `depth ${depth}`})`;
+  span.textContent = `${span.dataset.base} (${reach.depth === null ? "whole tree" : `depth ${reach.depth}`})`;
+}
+
+/**
+ * The level's hint, true of the algorithm chosen: plain minimax stopped by its depth cap
+ * is not what the level promises (Perfect: "cannot be beaten"), so the hint says so.
+ */
+export function levelHint(base, level, algorithm, customDepth) {
+  const reach = algorithm === "minimax" ? minimaxReach(level, customDepth) : undefined;
+  if (!reach || !reach.capped) return base;
+  const cut = `With Minimax it stops at depth ${reach.depth}, its cap in this game (a whole-tree search would take hours)`;
+  if (level === "perfect") return `${cut}: strong, but it can be beaten. Alpha-beta solves exactly.`;
+  return `${base} ${cut}.`;
 }
 
 /**
@@ -36,7 +61,17 @@ export function bindSettings(root, { limits, onChange = () => {}, onInvalid = ()
   function syncLevel() {
     const level = checked("level");
     customBox.hidden = !level || level.value !== "custom";
-    if (hint && level) hint.textContent = level.closest("label").title || "";
+    const typed = Number.parseInt(field("depth")?.value ?? "", 10);
+    const depth = Number.isFinite(typed) ? typed : null;
+    const algorithm = checked("algorithm")?.value;
+    // Every level's hint (its pill's tooltip too) true of the algorithm chosen.
+    for (const input of root.querySelectorAll('[name="level"]')) {
+      const label = input.closest("label");
+      label.dataset.hint ??= label.title || "";
+      label.title = levelHint(label.dataset.hint, input.value, algorithm, depth);
+    }
+    if (hint && level) hint.textContent = level.closest("label").title;
+    labelMinimax(root, level?.value, depth);
   }
 
   /** The field's value; null when empty (no limit of that kind) or outside its range. */
@@ -128,10 +163,12 @@ export function bindSettings(root, { limits, onChange = () => {}, onInvalid = ()
       onChange({ [name]: event.target.value });
     }
   });
+  root.addEventListener("input", (event) => {
+    if (event.target.name === "depth") syncLevel();
+  });
   syncLevel();
-  labelMinimax(root);
   document.addEventListener("change", (event) => {
-    if (event.target.name === "game") labelMinimax(root);
+    if (event.target.name === "game") syncLevel();
   });
 
   return { values, show, problem };

@@ -52,6 +52,42 @@ def test_score_words(
     assert text == words
 
 
+@pytest.mark.parametrize(
+    ("value", "ply", "over", "figure"),
+    [
+        ("{score: 3, exact: true}", 4, "null", "X wins in 1"),  # X to move wins
+        ("{score: -2, exact: true}", 1, "null", "X wins in 3"),  # O to move loses
+        ("{score: 0, exact: true}", 2, "null", "Draw"),
+        ("{score: 0.12, exact: false, depth: 8}", 2, "null", "+0.12"),  # X better
+        ("{score: 0.12, exact: false, depth: 8}", 3, "null", "\u22120.12"),  # O better
+        ("null", 3, "null", ""),
+        ("{score: 0, exact: true}", 9, "{winner: null}", ""),  # over: the words say it
+    ],
+)
+def test_the_bars_figure_is_a_result_or_a_number(
+    home: Page, value: str, ply: int, over: str, figure: str
+) -> None:
+    said = call(
+        home,
+        "eval-bar.js",
+        "import('/static/js/rules.js').then((r) => "
+        f"m.evalFigure({value}, {ply}, r.gameInfo('tictactoe'), {over}))",
+    )
+    assert said == figure
+
+
+def test_an_estimate_being_solved_says_so_on_its_badge(home: Page) -> None:
+    said = call(
+        home,
+        "board-view.js",
+        "import('/static/js/rules.js').then((r) => "
+        "m.moveScores(r.gameInfo('connect4'), '44', "
+        "{'1': {score: 0.05, exact: false, depth: 8}, '4': {score: 0, exact: true}}, true))",
+    )
+    assert said["1"]["text"] == "better · depth 8, solving…" and said["1"]["solving"]
+    assert said["4"]["text"] == "draw" and "solving" not in said["4"]
+
+
 def test_rules_find_the_winning_line_and_the_legal_moves(home: Page) -> None:
     won = call(home, "rules.js", "({...m.replay('connect4', '4455667'), legal: null})")
     assert won["winner"] == 0
@@ -111,11 +147,30 @@ def test_recent_games_words(home: Page) -> None:
 
 
 def test_the_minimax_option_says_how_deep_it_searches(home: Page) -> None:
+    """At the level chosen: Medium's depth 4 (not the cap), Perfect's cap or whole tree."""
     label = home.locator('.settings-fields input[name="algorithm"][value="minimax"] + span')
     home.locator('input[name="game"][value="connect4"]').check(force=True)
+    assert label.text_content() == "Minimax (depth 4)"  # the default level, Medium
+    home.locator('.settings-fields input[name="level"][value="perfect"]').check(force=True)
     assert label.text_content() == "Minimax (depth 7)"
     home.locator('input[name="game"][value="tictactoe"]').check(force=True)
     assert label.text_content() == "Minimax (whole tree)"
+
+
+def test_perfect_with_minimax_in_connect_four_does_not_promise_to_be_unbeatable(
+    home: Page,
+) -> None:
+    hint = home.locator(".settings-fields [data-level-hint]")
+    home.locator('input[name="game"][value="connect4"]').check(force=True)
+    home.locator('.settings-fields input[name="level"][value="perfect"]').check(force=True)
+    assert "cannot be beaten" in (hint.text_content() or "")  # alpha-beta: exact
+    home.locator('.settings-fields input[name="algorithm"][value="minimax"]').check(force=True)
+    said = hint.text_content() or ""
+    assert "cannot be beaten" not in said and "stops at depth 7" in said, said
+    pill = home.locator('.settings-fields input[name="level"][value="perfect"]').locator("..")
+    assert pill.get_attribute("title") == said  # its tooltip says the same
+    home.locator('input[name="game"][value="tictactoe"]').check(force=True)
+    assert "cannot be beaten" in (hint.text_content() or "")  # the whole tree: exact
 
 
 def test_a_stopped_search_says_why(home: Page) -> None:

@@ -10,7 +10,8 @@ from playwright.sync_api import Page, expect
 from tests.browser.game_page import ENGINE_TIMEOUT_MS, GamePage
 
 SCORE_WORDS = re.compile(
-    r"^(win in \d+|loss in \d+|draw|(about even|(slightly |much )?(better|worse))( · depth \d+)?)$"
+    r"^(win in \d+|loss in \d+|draw|(about even|(slightly |much )?(better|worse))"
+    r"( · (depth \d+(, solving…)?|solving…))?)$"
 )
 
 

@@ -17,7 +17,8 @@ PHONE = {"width": 390, "height": 844}
 
 
 def blundered_game(page: Page) -> str:
-    """X (the player) had a win at 3 and played 9; the engine (O, perfect) wins at 6."""
+    """X (the player) had a win at 3 and played 9; the engine (O, perfect) wins at 6.
+    The game was made with 1425 (preset: no one's moves in this game)."""
     response = page.request.post("/api/games", data={"game": "tictactoe", "moves": "1425"})
     game_id: str = response.json()["id"]
     page.goto(f"/g/{game_id}")
@@ -35,7 +36,9 @@ def test_the_review_marks_the_blunder_and_offers_a_retry(page: Page, screenshots
     blunder = page.locator('#moves button[data-ply="5"]')
     expect(blunder).to_contain_text("?? blunder")  # a symbol and a word, not colour alone
     expect(blunder).to_have_attribute("aria-label", re.compile(r"blunder$"))
-    expect(page.locator('#moves button[data-ply="4"]')).to_contain_text("?! inaccuracy")
+    # O's 4 lost faster (an inaccuracy, were it O's), but the game was made with it.
+    expect(page.locator('#moves button[data-ply="4"]')).to_contain_text("· preset")
+    expect(summary.locator(".review-preset-note")).to_contain_text("The first 4 moves were")
     expect(page.locator('#moves button[data-ply="6"]')).to_contain_text("! best")
     counts = summary.locator(".review-counts tbody tr")
     expect(counts.nth(3)).to_contain_text(re.compile(r"blunder\s*1\s*0"))
@@ -54,10 +57,16 @@ def test_the_review_marks_the_blunder_and_offers_a_retry(page: Page, screenshots
 
 
 def test_a_game_in_progress_is_reviewed_on_request(page: Page) -> None:
-    response = page.request.post("/api/games", data={"game": "tictactoe", "moves": "14"})
+    settings = {"engine_plays": "first"}
+    data = {"game": "tictactoe", "moves": "1", "settings": settings}
+    response = page.request.post("/api/games", data=data)
     page.goto(f"/g/{response.json()['id']}")
+    GamePage(page).click("4")  # O's mistake: only the centre holds the draw
+    GamePage(page).wait_for_moves(3)
     page.get_by_role("button", name="Review the moves so far").click()
     expect(page.locator('#moves button[data-ply="2"]')).to_contain_text("? mistake")
+    expect(page.locator('#moves button[data-ply="1"]')).to_contain_text("· preset")
+    page.locator('#moves button[data-ply="2"]').click()
     link = page.get_by_role("link", name="Analyse this position")
     expect(link).to_have_attribute("href", "/analysis?game=tictactoe&moves=14")
 

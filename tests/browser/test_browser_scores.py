@@ -114,17 +114,16 @@ def test_an_answer_from_the_opening_book_says_so(page: Page) -> None:
     expect(page.locator("#eval-text")).to_contain_text("wins with best play")
 
 
-def test_estimates_read_as_words_with_their_depth(page: Page) -> None:
+def test_at_medium_the_badges_end_exact(page: Page) -> None:
+    """Medium plays with its own depth-4 search; the board shows the exact analysis (here
+    from the opening book). Estimates and "solving…": ``test_browser_truth``."""
     ui = GamePage(page)
     ui.open_new("game=connect4&moves=44&level=medium&engine_plays=second")
-    badge = ui.board.locator(".c4-badges .score-heuristic").first
-    expect(badge).to_be_visible(timeout=ENGINE_TIMEOUT_MS)
-    title = badge.get_attribute("title") or ""
-    assert re.match(
-        r"^(about even|(slightly |much )?(better|worse)) · depth \d+( \(best\))?$", title
-    )
+    ui.wait_for_my_turn()
+    expect(ui.board.locator(".c4-badges .score-badge[title]")).to_have_count(7)
+    expect(ui.board.locator(".c4-badges .score-heuristic")).to_have_count(0)
     expect(page.locator("#eval-text")).to_have_text(
-        re.compile(r"^(About even|(Red|Yellow) is (slightly |much )?better) \(search depth \d+\)$")
+        re.compile(r"^(Draw with best play|(Red|Yellow) wins with best play, in \d+ of .+)$")
     )
 
 

@@ -22,6 +22,7 @@ from webapp.workers.worker import run_search, run_trace
 
 HELD = "tests.web.held_engine:held_engine"
 HELD_TRACE = "tests.web.held_engine:held_trace"
+HELD_EXACT = "tests.web.held_engine:held_exact"
 CRASHING = "tests.web.held_engine:crashing_engine"
 
 
@@ -38,6 +39,16 @@ def held_engine(
         # What a real search cut short returns: a move from the depths it finished.
         cut_short = options | {"cancel": _NEVER}
         return run_search(game, moves, algorithm, Limits(depth=1), **cut_short)
+    return run_search(game, moves, algorithm, limits, **options)
+
+
+def held_exact(
+    game: str, moves: str, algorithm: str, limits: Limits, **options: Any
+) -> dict[str, Any]:
+    """``run_search`` at once, but a search with no depth limit (an exact pass: the board's
+    scores after their quick pass) waits until the test releases it, as ``held_engine``."""
+    if limits.depth is None and not _hold(f"exact-{label(game, moves)}", options["cancel"]):
+        return run_search(game, moves, algorithm, Limits(depth=1), **options | {"cancel": _NEVER})
     return run_search(game, moves, algorithm, limits, **options)
 
 

@@ -173,21 +173,23 @@ def test_a_full_pool_answers_busy(held: MakeHeld) -> None:
 def test_the_review_of_a_finished_game_marks_the_blunder(
     client: FlaskClient, start: Callable[..., tuple[dict[str, Any], Listener]]
 ) -> None:
-    # X threatens 3 but plays 9; the engine (O, perfect) wins at 6.
-    state, player = start("tictactoe", moves="14259")
+    # X threatens 3 but plays 9; the engine (O, perfect) wins at 6. The game starts from
+    # "1425" (a link's moves): those four are preset, judged as no one's.
+    state, player = start("tictactoe", moves="1425")
+    player.emit(protocol.MOVE, {"game_id": state["id"], "move": "9"})
     over = player.wait_for(protocol.STATE, lambda s: s["status"] != "playing")
     assert over["moves"] == "142596" and over["winner"] == 1
     response = client.get(f"/api/games/{state['id']}/review")
     assert response.status_code == 200 and response.headers["X-Review-Pending"] == "0"
     review = response.get_json()
     assert [e["ply"] for e in review] == [1, 2, 3, 4, 5, 6]
-    assert [e["class"] for e in review] == [
-        "best", "mistake", "best", "inaccuracy", "blunder", "best",
-    ]  # fmt: skip
+    assert [e["preset"] for e in review] == [True] * 4 + [False] * 2
+    assert [e["class"] for e in review] == [None, None, None, None, "blunder", "best"]
+    assert review[1]["value_after"] == -2  # 4 threw O's draw away, but O did not play it here
     blunder = review[4]
     assert blunder == {
-        "ply": 5, "player": 0, "move": "9", "value_before": 3, "value_after": -3,
-        "best_moves": ["3"], "class": "blunder",
+        "ply": 5, "player": 0, "move": "9", "preset": False, "value_before": 3,
+        "value_after": -3, "best_moves": ["3"], "class": "blunder",
     }  # fmt: skip
     assert client.get(f"/api/games/{state['id']}/review").get_json() == review  # cached
 
@@ -195,9 +197,39 @@ def test_the_review_of_a_finished_game_marks_the_blunder(
 def test_a_game_in_progress_can_be_reviewed(
     client: FlaskClient, start: Callable[..., tuple[dict[str, Any], Listener]]
 ) -> None:
-    state, _ = start("tictactoe", moves="1", settings={"engine_plays": "first"})
+    state, player = start("tictactoe", moves="1", settings={"engine_plays": "first"})
+    player.emit(protocol.MOVE, {"game_id": state["id"], "move": "5"})  # a drawing move
+    player.wait_for(protocol.STATE, lambda s: len(s["moves"]) == 3)
     review = client.get(f"/api/games/{state['id']}/review").get_json()
-    assert [(e["move"], e["class"]) for e in review] == [("1", "best")]
+    assert [(e["move"], e["preset"], e["class"]) for e in review][:2] == [
+        ("1", True, None),
+        ("5", False, "best"),
+    ]
+
+
+#: A Connect Four position (22 stones, the first player to move) where columns 2 and 3 both
+#: keep the draw and every other column loses (the pure-Python engine agrees, in 20 s).
+TWO_DRAWS = "4727166675246513416314"
+
+
+def test_the_review_names_every_move_that_keeps_the_best_value(
+    client: FlaskClient, start: Callable[..., tuple[dict[str, Any], Listener]]
+) -> None:
+    state, player = start("connect4", moves=TWO_DRAWS, settings={"level": "perfect"})
+    player.emit(protocol.MOVE, {"game_id": state["id"], "move": "3"})
+    player.wait_for(protocol.STATE, lambda s: len(s["moves"]) == len(TWO_DRAWS) + 2)
+    reviews: list[list[dict[str, Any]]] = []
+
+    def every_best_move() -> bool:  # asked again while its moves are still being solved
+        reviews.append(client.get(f"/api/games/{state['id']}/review").get_json())
+        return len(reviews[-1][len(TWO_DRAWS)]["best_moves"]) > 1
+
+    wait_until(every_best_move, timeout=150)
+    review = reviews[-1]
+    mine = review[len(TWO_DRAWS)]
+    assert (mine["move"], mine["preset"], mine["class"]) == ("3", False, "best")
+    assert mine["best_moves"] == ["2", "3"]  # not the one column a search happened to name
+    assert all(e["preset"] and e["class"] is None for e in review[: len(TWO_DRAWS)])
 
 
 def test_the_review_of_an_unknown_game_is_404(client: FlaskClient) -> None:
@@ -211,6 +243,10 @@ def test_an_unfinished_review_says_what_is_missing(held: MakeHeld) -> None:
     client = app.test_client()
     created = client.post("/api/games", json={"game": "tictactoe", "moves": "15"})
     game_id = created.get_json()["id"]
+    service = app.extensions["lookahead"]
+    record = service.store.get(game_id)
+    record.preset = 0  # as if both moves were played in the game: each gets its class
+    service.store.save(record)
     response = client.get(f"/api/games/{game_id}/review")
     assert response.status_code == 200 and int(response.headers["X-Review-Pending"]) > 0
     assert response.headers["Retry-After"]

@@ -8,6 +8,7 @@ from typing import Any
 from tests.web.helpers import Listener
 from webapp import protocol
 from webapp.games import new_game
+from webapp.services.live_scores import QUICK_DEPTH
 
 Start = Callable[..., tuple[dict[str, Any], Listener]]
 
@@ -46,14 +47,12 @@ def test_a_game_at_the_default_level_plays_and_every_number_is_the_move_played(
         assert engine["pv"].startswith(engine["move"])
         new_game("connect4", moves + engine["pv"])  # the line of the move played is legal
         # The engine's options before its move (with the move, or joining it in a later
-        # state) agree with the move played.
+        # state) are the board's analysis, not Medium's own depth-4 search: exact, or an
+        # estimate at least as deep as the scores' quick pass.
         options = engine["move_scores"] or options_of(player, moves)
-        played = options[engine["move"]]
-        assert (played["score"], played["exact"]) == (engine["score"], engine["exact"])
-        strongest = max(s["score"] for s in options.values())
-        if "style" in engine["extra"]:  # a move chosen on purpose below the best
-            assert engine["extra"]["strongest"]["score"] == strongest > engine["score"]
-        else:
-            assert engine["score"] == strongest
+        assert engine["move"] in options
+        assert all(s["exact"] or s["depth"] >= QUICK_DEPTH for s in options.values())
+        if "style" in engine["extra"]:  # a move chosen on purpose below its search's best
+            assert engine["extra"]["strongest"]["score"] > engine["score"]
         moves += engine["move"]
         player.wait_for(protocol.STATE, at(moves))

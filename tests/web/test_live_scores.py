@@ -151,6 +151,7 @@ def test_a_shallow_pass_comes_first_then_the_exact_scores(
     service.create("connect4", {"level": "perfect"}, "4444", owner="me")
     told = [s for s in scores_of(sent) if s["moves"] == "4444"]
     assert len(told) == 2 and not told[0]["complete"] and told[1]["complete"]
+    assert told[0]["solving"] and not told[1]["solving"]  # the page says "solving…", then not
     shallow = told[0]["move_scores"]
     assert all(s["depth"] >= 1 for s in shallow.values() if not s["exact"])
     assert all("depth" not in s for s in told[1]["move_scores"].values())
@@ -300,18 +301,19 @@ def test_options_cut_off_exactly_by_the_engines_winning_move_are_forgotten(
     assert record.id not in service.searches.live._options
 
 
-def test_below_perfect_the_engines_options_get_no_exact_pass(
+def test_at_a_custom_level_the_engines_options_get_their_exact_pass_too(
     games: tuple[GameService, HoldingPool, Sent],
 ) -> None:
     """A custom level deeper than the quick pass, the engine quicker than its options'
-    quick pass: that pass joins the move, and no exact pass follows (Perfect's only)."""
+    quick pass: that pass joins the move, and the exact pass follows, as at every level
+    (the board shows the strongest analysis whatever the level)."""
     service, pool, _ = games
     pool.hold.add("scores")
     settings = {"level": "custom", "depth": 9, "time": 5, "engine_plays": "first"}
     service.create("tictactoe", settings, owner="me")
     pool.release("engine")  # the engine moves before its options' quick pass is in
     pool.release("scores")
-    assert not [job for job in pool.submitted if job.priority == Priority.ANALYSIS]
+    assert [job for job in pool.submitted if job.priority == Priority.ANALYSIS]
 
 
 def test_options_that_come_after_the_players_move_are_not_stored(

@@ -104,16 +104,20 @@ def test_a_result_that_comes_before_submit_returns_is_applied(
 ) -> None:
     games, pool, sent = service
     record = games.create("tictactoe", {"level": "easy"}, owner="me")
-    games.move(record.id, "5", "me")  # the expected move: the engine's reply was pondered
+    (pondered,) = [job for job in pool.submitted if job.tag[0] == "ponder"]
+    expected = pondered.moves  # the player's best-scored move (all draw: the first)
+    games.move(record.id, expected, "me")  # the engine's reply to it was pondered
     wait_until(lambda: [e for e, _, _ in sent if e == protocol.ENGINE_MOVE])
     stored = games.store.get(record.id)
     assert stored is not None and len(stored.moves) == 2  # the engine moved
     assert not games.searches.thinking(record.id)
     kinds = [kind for kind, *_ in (job.tag for job in pool.submitted)]
-    assert kinds[:2] == ["scores", "ponder"] and "engine" not in kinds
+    # The quick pass, then the exact one (at Easy too), then the pondering.
+    assert kinds[:3] == ["scores", "scores", "ponder"] and "engine" not in kinds
     scores = [payload for event, payload, _ in sent if event == protocol.SCORES]
-    assert [s["moves"] for s in scores] == ["", "5", stored.moves]
-    assert [s["to_move"] for s in scores] == [0, 1, 0]
+    positions = list(dict.fromkeys(s["moves"] for s in scores))
+    assert positions == ["", expected, stored.moves]
+    assert [len(p) % 2 for p in positions] == [0, 1, 0]
     assert stored.last_engine_move and stored.last_engine_move["move_scores"]
     assert stored.last_engine_move["pondered"]
 

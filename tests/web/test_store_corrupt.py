@@ -45,6 +45,8 @@ CASES = [
     ("version-text", {"version": "one"}, "version is not a positive integer"),
     ("version-zero", {"version": 0}, "version is not a positive integer"),
     ("version-fraction", {"version": 1.5}, "version is not a positive integer"),
+    ("preset-past-the-moves", {"preset": 3}, "preset is not a count of its moves"),
+    ("preset-negative", {"preset": -1}, "preset is not a count of its moves"),
     ("empty-seat", {"seat_hash": ""}, "seat_hash is not a non-empty string"),
     ("seat-blob", {"seat_hash": b"\x00"}, "seat_hash is not a non-empty string"),
     ("time-blob", {"created_at": b"\x00"}, "created_at is not a string"),

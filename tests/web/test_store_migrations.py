@@ -104,7 +104,7 @@ def test_a_version_1_database_keeps_every_game_and_gains_versions(backend: Backe
         store.close()
     version, columns, indexes = backend.schema()
     assert version == SCHEMA_VERSION
-    assert columns[-1] == "version"
+    assert columns[-2:] == ["version", "preset"]
     assert indexes == CURRENT_INDEXES
 
 
@@ -119,6 +119,41 @@ def test_a_version_2_database_keeps_every_game_and_lists_them_by_seat(backend: B
         assert [(game.moves, game.version) for game in mine] == [("", 4), ("14253", 4), ("44", 4)]
         assert [game.id for game in store.games_of("same-seat", 2)] == ["c", "b"]
         assert store.games_of("someone-else", 10) == []
+    finally:
+        store.close()
+    assert backend.schema()[0::2] == (SCHEMA_VERSION, CURRENT_INDEXES)
+
+
+def make_version_3_database(backend: Backend) -> None:
+    """Version 3 (a seat index, no preset count), its games as version 2 left them."""
+    make_version_2_database(backend)
+    backend.script("CREATE INDEX games_by_seat ON games (seat_hash, updated_at)")
+    if backend.name == "sqlite":
+        backend.set_version(3)
+    else:
+        backend.script("UPDATE lookahead_schema SET version = 3")
+
+
+def test_a_version_3_database_keeps_every_game_with_no_preset_moves(backend: Backend) -> None:
+    make_version_3_database(backend)
+    assert backend.schema()[0] == 3
+
+    store = backend.open()
+    try:
+        games = store.games_of("same-seat", 10)
+        assert [(game.id, game.moves, game.preset) for game in games] == [
+            ("c", "", 0),
+            ("b", "14253", 0),
+            ("a", "44", 0),
+        ]
+        made = game_record("d", moves="4453", preset=4)
+        store.create(made)
+        kept = store.get("d")
+        assert kept is not None and kept.preset == 4
+        kept.moves, kept.preset = "44", 2  # an undo into the preset moves
+        store.save(kept)
+        again = store.get("d")
+        assert again is not None and (again.moves, again.preset) == ("44", 2)
     finally:
         store.close()
     assert backend.schema()[0::2] == (SCHEMA_VERSION, CURRENT_INDEXES)

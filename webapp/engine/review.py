@@ -11,7 +11,10 @@ position, for the opponent to move). The classes are the issue's:
 * ``blunder``:    a win thrown to a loss.
 
 Heuristic values judge nothing: a move without both exact values has no class.
-Nothing here searches; the caller hands over the values it found (``Values``).
+Moves that were on the board when the game was made (a link with ``moves=``)
+were played by neither side of this game: they are marked ``preset`` and judged
+as no one's (no class). Nothing here searches; the caller hands over the values
+it found (``Values``).
 """
 
 from __future__ import annotations
@@ -60,15 +63,18 @@ class PositionValue:
 Values = Callable[[str], PositionValue | None]
 
 
-def review_moves(moves: str, value_of: Values) -> list[dict[str, Any]]:
-    """``[{ply, player, move, value_before, value_after, best_moves, class}]`` for ``moves``.
+def review_moves(moves: str, value_of: Values, preset: int = 0) -> list[dict[str, Any]]:
+    """``[{ply, player, move, preset, value_before, value_after, best_moves, class}]``.
 
-    ``ply`` counts from 1 (the first move); ``player`` 0 moves first. Values
-    are the mover's exact scores, None where unknown.
+    ``ply`` counts from 1 (the first move); ``player`` 0 moves first (the side whose
+    stone it is). Values are the mover's exact scores, None where unknown. The
+    first ``preset`` moves were the game's start: ``preset`` true, class None.
 
     >>> values = {"": PositionValue(0, True, ("5",)), "1": PositionValue(1, True)}
     >>> review_moves("1", values.get)[0]["class"]
     'mistake'
+    >>> review_moves("1", values.get, preset=1)[0]["class"] is None
+    True
     """
     entries = []
     for index, move in enumerate(moves):
@@ -81,10 +87,11 @@ def review_moves(moves: str, value_of: Values) -> list[dict[str, Any]]:
                 "ply": index + 1,
                 "player": index % 2,
                 "move": move,
+                "preset": index < preset,
                 "value_before": value_before,
                 "value_after": value_after,
                 "best_moves": [] if before is None else list(before.best_moves),
-                "class": classify(value_before, value_after),
+                "class": None if index < preset else classify(value_before, value_after),
             }
         )
     return entries

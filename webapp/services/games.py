@@ -156,6 +156,7 @@ class GameService:
             token_hash(owner),
             start["status"],
             start["winner"],
+            preset=len(start["moves"]),  # played by no one in this game: the review says so
         )
         with self._game(record.id):
             if engine_to_move(record) and not self.searches.has_room(record):
@@ -220,6 +221,7 @@ class GameService:
             if keep is None:
                 raise GameError(protocol.NOTHING_TO_UNDO, "You have no move to take back.")
             record.moves = record.moves[:keep]
+            record.preset = min(record.preset, keep)
             record.last_engine_move = None
             self._save(record, *result_of(new_game(record.game, record.moves)), out)
             self.searches.stop_engine(record.id)

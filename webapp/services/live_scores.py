@@ -3,8 +3,10 @@
 After every move the live position's moves are scored for whoever is to move,
 on the game's ``SCORES`` lane, and each improvement goes to the game's room as
 a ``scores`` event: first a shallow pass (``QUICK_DEPTH``, ``QUICK_TIME``:
-tenths of a second), then the level's whole budget (at Perfect the solver and
-the opening book: exact). A move makes them moot at once: the job is
+tenths of a second), then the strongest analysis the server gives
+(``settings.analysis_limits``: the solver and the opening book, exact wherever
+they solve in time), at every level and with either algorithm: the level sets
+how the engine plays, never what the board says. A move makes them moot at once: the job is
 cancelled, and a result is sent only while its position is still the game's
 (checked under the game's lock, which every move takes), so a page never gets
 scores for a position the game has left. The latest scores of the live
@@ -12,8 +14,8 @@ position also go with the game's state (``state["scores"]``), so a page that
 joins or reloads shows them; the engine's options before its move go with its
 move (``last_engine_move.move_scores``); when the engine was quicker than a
 shallow pass over its own position, that pass is let finish and its scores
-join the move afterwards (``on_options``). Where the level's scores are exact
-(Perfect), an exact pass over the engine's options follows as lesser work
+join the move afterwards (``on_options``). An exact pass over the engine's
+options follows as lesser work
 (after the player's scores and the pondering), so that they read like the
 move's own exact score rather than a depth-8 estimate beside "win in 14".
 
@@ -42,7 +44,7 @@ from webapp.engine.search import Limits
 from webapp.games import new_game
 from webapp.services import split
 from webapp.services.locks import Emit, GameLocks, Outbox
-from webapp.settings import engine_side, search_limits
+from webapp.settings import analysis_limits, engine_side
 from webapp.store import GameRecord
 from webapp.workers import Pool, PoolBusy, Priority, SearchJob
 
@@ -64,7 +66,7 @@ class Scoring:
     """The scores of one game's live position, pass by pass."""
 
     record: GameRecord  # the game as it stood when its position became live
-    limits: Limits  # the level's whole budget (the last pass)
+    limits: Limits  # the strongest analysis's budget (the last pass), whatever the level
     job: SearchJob | None = None
     last_pass: bool = False
     move_scores: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -79,10 +81,16 @@ class Scoring:
         return bool(self.move_scores) and all(s["exact"] for s in self.move_scores.values())
 
     @property
+    def solving(self) -> bool:
+        """The exact pass is under way or to follow: an estimate here may still become
+        exact (the page says "solving…")."""
+        return not self.complete and (self.job is not None or not self.last_pass)
+
+    @property
     def exact_due(self) -> bool:
-        """An exact pass would add to these scores: the level's last pass is exact
-        (no depth limit: Perfect, or Custom with a time alone) and some score is still
-        an estimate."""
+        """An exact pass would add to these scores: the last pass is exact (no depth
+        limit: always so for the scores, ``analysis_limits``) and some score is still an
+        estimate."""
         return self.limits.depth is None and not self.complete
 
     def merge(self, result: dict[str, Any], limits: Limits) -> bool:
@@ -116,6 +124,7 @@ class Scoring:
             "to_move": len(self.moves) % 2,
             "move_scores": dict(sorted(self.move_scores.items())),
             "complete": self.complete,
+            "solving": self.solving,
         }
 
 
@@ -167,7 +176,8 @@ class LiveScores:
     def start(self, record: GameRecord, again: bool = False) -> None:
         """``record.moves`` is the game's position now: score its moves (unless under way).
 
-        ``again``: the level changed, so scores of the same position start over.
+        ``again``: the settings changed, so scores of the same position start over (their
+        values do not depend on the level, but the pondering does).
         """
         with self._guard:
             old = self._scoring.get(record.id)
@@ -199,26 +209,19 @@ class LiveScores:
             self.pool.cancel(pondering.job.id)
         if self._closing or record.status != "playing":
             return
-        # Scores only: no line, so an exact solve proves each move's score and no more.
-        limits = search_limits(record.settings, record.game, SCORES_ALGORITHM)
-        limits = dataclasses.replace(limits, line=False)
+        # The strongest analysis at every level; scores only: no line, so an exact solve
+        # proves each move's score and no more.
+        limits = dataclasses.replace(analysis_limits(record.game), line=False)
         scoring = Scoring(dataclasses.replace(record), limits)
         with self._guard:
             self._scoring[record.id] = scoring
-        quick = Limits(
-            depth=min(limits.depth or QUICK_DEPTH, QUICK_DEPTH),
-            time=min(limits.time or QUICK_TIME, QUICK_TIME),
-            line=False,
-        )
-        if limits.depth is not None and limits.depth <= QUICK_DEPTH:
-            quick = limits  # a shallow level: its one pass is already quick
-        self._submit(scoring, quick, last_pass=quick == limits)
+        quick = Limits(depth=QUICK_DEPTH, time=QUICK_TIME, line=False)
+        self._submit(scoring, quick, last_pass=False)
 
     def _park_options(self, options: Scoring) -> None:
         """Keep the engine's options before its move for an exact pass, due once the
-        player's own scores are done (``_score_options``). Only where the level's last
-        pass is exact (Perfect, or Custom with a time alone), so that they read like the
-        move's own exact score (game's lock held)."""
+        player's own scores are done (``_score_options``), at every level, so that they
+        read as exactly as the board's (game's lock held)."""
         if not options.exact_due or self._closing:
             return
         options.job, options.last_pass = None, False

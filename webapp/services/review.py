@@ -9,10 +9,18 @@ and any still unknown when the time is up leave their moves unclassified
 (``class: null``). Their searches go on and are cached, so asking again later
 fills them in; ``pending`` says how many positions were missing.
 
-Tic-tac-toe scores every move of every position (milliseconds), so its review
-lists all the best moves; Connect Four asks each position for its value only
-(a full set of column scores can take seconds per position), so its
-``best_moves`` hold the one best move the search names.
+``best_moves`` lists every move that keeps the position's value. Tic-tac-toe
+scores every move of every position at once (milliseconds). Connect Four first
+asks each position for its value only (what the classes need: the opening book
+answers many at once), then, with the time left, every move's score of the
+positions whose value is exact, so that "Best: column 5" names column 7 too
+when it keeps the same value. Both rounds go newest first (late positions solve
+fastest). A position whose moves are not all solved in time keeps the one best
+move its value's search named and counts as pending: asking again fills it in
+(the values come from the cache then, leaving the time to the moves).
+
+The game's first ``record.preset`` moves (a game made from a link with
+``moves=``) are marked ``preset`` and judged as no one's.
 
 Complete reviews (every position answered, exactly or not) are cached per
 (game id, version): a version never changes its moves.
@@ -28,7 +36,7 @@ from webapp.engine.review import PositionValue, review_moves
 from webapp.services.analysis import NOBODY, Analyses, Asker
 from webapp.store import GameRecord
 
-#: Games whose review scores every move of every position (cheap enough to solve outright).
+#: Games whose review scores every move of every position at once (cheap to solve outright).
 EVERY_MOVE_SCORED = frozenset({"tictactoe"})
 #: Reviews kept (a list of at most 42 small dicts each).
 CACHE_SIZE = 256
@@ -61,25 +69,49 @@ class Reviews:
             if cached is not None:
                 self._cache.move_to_end(key)
                 return cached, 0
-        positions = [record.moves[:ply] for ply in range(len(record.moves) + 1)]
+        positions = [record.moves[:ply] for ply in range(len(record.moves), -1, -1)]
+        deadline = self.analyses.clock() + wait
+        every = record.game in EVERY_MOVE_SCORED
         found = self.analyses.many(
             record.game,
-            positions,
-            move_scores=record.game in EVERY_MOVE_SCORED,
+            positions,  # newest first: late positions solve fastest
+            move_scores=every,
             seconds=position_seconds,
             wait=wait,
             owner=owner,
             asker=asker,
         )
+        if not every:  # every move of the solved positions: their complete best moves
+            solved = [moves for moves in positions if _partly_solved(found.get(moves))]
+            scored = self.analyses.many(
+                record.game,
+                solved,
+                move_scores=True,
+                seconds=position_seconds,
+                wait=max(0.0, deadline - self.analyses.clock()),
+                owner=owner,
+            )
+            found |= {m: a for m, a in scored.items() if a["exact"] and not _partly_solved(a)}
+        # Unknown, or solved with some move still unsolved (its best moves may be more).
+        pending = sum(
+            1 for moves in positions if moves not in found or _partly_solved(found[moves])
+        )
         values = {
             moves: PositionValue(answer["score"], answer["exact"], tuple(answer["best_moves"]))
             for moves, answer in found.items()
         }
-        entries = review_moves(record.moves, values.get)
-        pending = len(positions) - len(found)
+        entries = review_moves(record.moves, values.get, min(record.preset, len(record.moves)))
         if not pending:
             with self._lock:
                 self._cache[key] = entries
                 while len(self._cache) > self.cache_size:
                     self._cache.popitem(last=False)
         return entries, pending
+
+
+def _partly_solved(answer: dict[str, Any] | None) -> bool:
+    """An exact value whose moves are not all scored exactly (a value-only answer too)."""
+    if answer is None or not answer["exact"]:
+        return False
+    every_move = bool(answer["move_scores"]) or answer["status"] != "playing"  # or: game over
+    return not (answer["complete"] and every_move)

@@ -54,6 +54,9 @@ class GameRecord:
     updated_at: str = field(default_factory=now)
     #: Grows by one with every committed change: 1 after ``create``, 0 before.
     version: int = 0
+    #: How many of ``moves`` were there when the game was made (a link with ``moves=``):
+    #: played by neither the player nor the engine, so the review judges no one by them.
+    preset: int = 0
 
 
 class GameStore(Protocol):

@@ -32,9 +32,19 @@ COLUMNS = (
     "created_at",
     "updated_at",
     "version",
+    "preset",
 )
 #: What ``save`` changes; id, game, seat_hash and created_at never change.
-UPDATED = ("moves", "settings", "status", "winner", "last_engine_move", "updated_at", "version")
+UPDATED = (
+    "moves",
+    "settings",
+    "status",
+    "winner",
+    "last_engine_move",
+    "updated_at",
+    "version",
+    "preset",  # an undo into the preset moves takes them back too
+)
 
 
 def to_row(record: GameRecord) -> tuple[Any, ...]:
@@ -52,12 +62,14 @@ def to_row(record: GameRecord) -> tuple[Any, ...]:
         record.created_at,
         record.updated_at,
         record.version,
+        record.preset,
     )
 
 
 def from_row(row: Sequence[Any]) -> GameRecord:
     """The validated record of a row in ``COLUMNS`` order; ``CorruptRecord`` if it fails."""
-    game_id, game, moves, settings, seat_hash, status, winner, last, created, updated, version = row
+    (game_id, game, moves, settings, seat_hash, status, winner, last, created, updated, version,
+     preset) = row  # fmt: skip
     name = game_id if isinstance(game_id, str) else repr(game_id)
     record = GameRecord(
         id=game_id,
@@ -71,6 +83,7 @@ def from_row(row: Sequence[Any]) -> GameRecord:
         created_at=created,
         updated_at=updated,
         version=version,
+        preset=preset,
     )
     validate(record)
     return record

@@ -57,6 +57,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     ),
     # 3: a browser's own games, newest first ("your recent games" on the home page).
     ("CREATE INDEX games_by_seat ON games (seat_hash, updated_at)",),
+    # 4: how many moves a game was made with (a link with moves=): the review's preset moves.
+    ("ALTER TABLE games ADD COLUMN preset INTEGER NOT NULL DEFAULT 0",),
 )
 
 _SELECT = f"SELECT {', '.join(COLUMNS)} FROM games"

@@ -51,6 +51,13 @@ def problem(record: GameRecord) -> str | None:
         return f"version is not a positive integer: {version!r}"
     if not isinstance(record.moves, str):
         return f"moves is not a string: {record.moves!r}"
+    preset = record.preset
+    if (
+        isinstance(preset, bool)
+        or not isinstance(preset, int)
+        or not 0 <= preset <= len(record.moves)
+    ):
+        return f"preset is not a count of its moves: {preset!r}"
     try:
         position = new_game(record.game, record.moves)
     except ValueError as err:  # UnknownGameError, IllegalMoveError
