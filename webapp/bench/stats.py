@@ -14,6 +14,8 @@ def percentile(values: Sequence[float], q: float) -> float:
     rank = (len(ordered) - 1) * q / 100.0
     low = math.floor(rank)
     high = min(low + 1, len(ordered) - 1)
+    if ordered[high] == ordered[low]:  # also two infinities ("never"), whose difference is NaN
+        return ordered[low]
     return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
 
 
