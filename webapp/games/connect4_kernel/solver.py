@@ -6,7 +6,10 @@ the tree: moves that hand the opponent an immediate win are never searched;
 moves are tried by the number of winning cells they create, centre first on
 ties; a transposition table keeps lower and upper bounds; the root value is
 found by null-window searches that narrow ``[lo, hi]`` (first to the sign of
-the score, then to the score); the opening book answers early positions.
+the score, then to the score); the opening book answers early positions and
+the 12-stone database (in the same array, ``database.py``) every position
+with 12 stones in which the side to move cannot win at once, so no search
+goes deeper than 12 stones from an earlier root.
 
 ``negamax(current, mask, moves, alpha, beta, ...)`` requires that the side to
 move cannot win at once and ``alpha < beta``. It is fail-soft: with ``s*``
@@ -141,7 +144,7 @@ def negamax(
             return alpha
     hi = win_now_score(moves + 2)  # we cannot win with our next stone
     key = current + mask
-    if moves <= ctl[c.BOOK_PLIES]:
+    if moves <= ctl[c.BOOK_PLIES] or moves == ctl[c.DATABASE_PLIES]:
         entry = book_.probe(book, key)
         if entry != U0:
             return book_.entry_score(entry)
