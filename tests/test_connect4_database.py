@@ -70,6 +70,15 @@ def board_of(game: Connect4) -> list[list[int]]:
     ]
 
 
+def board_of_columns(columns: tuple[str, ...]) -> list[list[int]]:
+    """The package's board of ``database.SELF_CHECK``'s columns (bottom to top)."""
+    board = [[0] * 7 for _ in range(6)]
+    for col, stones in enumerate(columns):
+        for row, owner in enumerate(stones):
+            board[5 - row][col] = int(owner)
+    return board
+
+
 def package_value(records: np.ndarray, board: list[list[int]]) -> int | None:
     """The package's own lookup (its encoding, the board then its mirror), on our array."""
     keys = records["key"]
@@ -106,11 +115,7 @@ def test_values_map_to_our_scores(value: int, score: int) -> None:
 
 def test_the_self_check_positions_are_the_packages_examples(records: np.ndarray) -> None:
     for columns, value, score in database.SELF_CHECK:
-        board = [[0] * 7 for _ in range(6)]
-        for col, stones in enumerate(columns):
-            for row, owner in enumerate(stones):
-                board[5 - row][col] = int(owner)
-        assert package_value(records, board) == value
+        assert package_value(records, board_of_columns(columns)) == value
         assert database.score_of_value(value) == score
 
 
@@ -220,12 +225,9 @@ def test_a_truncated_file_is_refused(tmp_path: Path) -> None:
 
 def test_a_changed_value_fails_the_self_check(tmp_path: Path, records: np.ndarray) -> None:
     columns, value, _ = database.SELF_CHECK[0]
-    board = [[0] * 7 for _ in range(6)]
-    for col, stones in enumerate(columns):
-        for row, owner in enumerate(stones):
-            board[5 - row][col] = int(owner)
     changed = records.copy()
-    index = int(np.searchsorted(changed["key"], BitBullyDatabases._to_huffman(board)))
+    code = BitBullyDatabases._to_huffman(board_of_columns(columns))
+    index = int(np.searchsorted(changed["key"], code))
     assert changed["value"][index] == value
     changed["value"][index] = value + 2  # still a well-formed win, one move slower
     path = tmp_path / "book.dat"
