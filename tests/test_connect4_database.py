@@ -19,7 +19,7 @@ from tests.conftest import random_position
 from webapp.engine.search import Limits, search
 from webapp.games import new_game
 from webapp.games.connect4 import Connect4
-from webapp.games.connect4_kernel import book, database, native
+from webapp.games.connect4_kernel import book, database, native, solver
 from webapp.games.connect4_kernel.position import can_win_next
 
 SOURCE = kernel.database_file()
@@ -175,7 +175,7 @@ def test_every_column_of_early_positions_is_exact_and_right() -> None:
     database (compared from 8 stones on, where that solve is quick) finds it."""
     rng = random.Random(5)
     positions = [random_position("connect4", stones, rng) for stones in (0, 1, 3, 5, 7, 9, 11)]
-    positions += [random_position("connect4", 12, rng) for _ in range(2)]
+    positions += [random_position("connect4", 12, rng) for _ in range(3)]
     answers = []
     for game in positions:
         result = search(game, "alphabeta", Limits(line=False), move_scores=True, seed=1)
@@ -203,6 +203,27 @@ def test_a_book_answer_s_other_columns_are_exact_within_their_first_budget(moves
     assert result.extra["book"] is True and result.move_scores is not None
     assert all(s.exact for s in result.move_scores.values())
     assert result.nodes < native.BOOK_LINE_NODES + 7 * native.BOOK_CHILD_NODES
+
+
+def test_a_13_stone_position_scores_at_least_minus_each_parent(entries: np.ndarray) -> None:
+    """The floor the solver starts from one stone past the database is true (checked by
+    solves without the database), and often above the trivial one."""
+    rng, raised = random.Random(13), 0
+    positions = []
+    while len(positions) < 20:
+        game = random_position("connect4", 13, rng)
+        if game.moves_played == 13 and not wins_at_once(game):
+            positions.append(game)
+    native.use_database(database.EMPTY)
+    try:
+        for game in positions:
+            current, mask = np.uint64(game.current), np.uint64(game.mask)
+            floor = solver.parents_floor(current, mask, entries)
+            assert floor <= native.solve_score(game)[0]
+            raised += floor > -solver.win_now_score(14)
+    finally:
+        native.load_database()
+    assert raised >= 10
 
 
 # -- a missing or damaged database ----------------------------------------------------------
