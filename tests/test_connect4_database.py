@@ -149,7 +149,7 @@ def test_the_database_agrees_with_the_solver(entries: np.ndarray) -> None:
     """Random 12-stone positions, solved without the database (60-150 ms each): every
     one is held, with the solver's score; wins, draws and losses all appear."""
     signs: dict[int, int] = {}
-    for game in twelve_stone_positions(250, seed=2026):
+    for game in twelve_stone_positions(200, seed=2026):
         score, _ = native.solve_score(game)
         assert database_score(entries, game) == score, game.moves_played
         signs[int(np.sign(score))] = signs.get(int(np.sign(score)), 0) + 1

@@ -25,8 +25,9 @@ Sections (``--sections``, all by default):
 * ``parallel``   root splitting: every column's exact score of ``--parallel-lines``
                  positions (Test_L2_R2, or ``--parallel-file``) in one process, then two.
 * ``database``   the 12-stone database: its load (time, memory), then every column's
-                 exact score of ``--database-lines`` random positions of 0-12 and of 13-20
-                 stones as ``/api/analysis`` asks, opening book on and off.
+                 exact score of ``--database-lines`` random positions of 0-12 stones (and
+                 apart: 0-11, 12) and of 13-20 stones as ``/api/analysis`` asks, opening
+                 book on and off.
 * ``levels``     the levels against each other and a random player, both games
                  (``--level-games`` per match, first player alternating): win/draw/loss.
 

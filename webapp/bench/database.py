@@ -19,7 +19,9 @@ from webapp.bench.stats import percentile, set_book
 from webapp.engine.search import Limits, search
 from webapp.games.connect4 import Connect4
 
-BANDS = ((0, 12), (13, 20))
+#: 12 stones apart as well: there each column leads to a 13-stone position, past the
+#: database, that is searched to the end.
+BANDS = ((0, 12), (0, 11), (12, 12), (13, 20))
 #: The server's cap on every search.
 CAP_SECONDS = 10.0
 
@@ -92,7 +94,8 @@ def print_database(count: int, seed: int) -> None:
         for book in (True, False):
             set_book(book)
             b = measure(low, high, count, seed)
-            print(f"{f'{low}-{high}':<7} {'on' if book else 'off':<5} {b.positions:>4} "
+            band = f"{low}-{high}" if low < high else str(low)
+            print(f"{band:<7} {'on' if book else 'off':<5} {b.positions:>4} "
                   f"{percentile(b.ms, 50):>9.1f} {percentile(b.ms, 95):>9.1f} "
                   f"{max(b.ms):>9.1f} {f'{b.exact}/{b.columns}':>14}", flush=True)  # fmt: skip
     set_book(True)
