@@ -48,6 +48,7 @@ class Band:
     columns: int
     exact: int
     ms: list[float]
+    nodes: list[float]
 
 
 def random_position(low: int, high: int, rng: random.Random) -> Connect4:
@@ -61,13 +62,14 @@ def random_position(low: int, high: int, rng: random.Random) -> Connect4:
 
 def measure(low: int, high: int, count: int, seed: int) -> Band:
     rng = random.Random(seed)
-    band = Band(low, high, count, 0, 0, [])
+    band = Band(low, high, count, 0, 0, [], [])
     for _ in range(count):
         game = random_position(low, high, rng)
         start = time.perf_counter()
         result = search(game, "alphabeta", Limits(time=CAP_SECONDS, line=False),
                         move_scores=True, seed=0)  # fmt: skip
         band.ms.append((time.perf_counter() - start) * 1e3)
+        band.nodes.append(result.nodes)
         scores = (result.move_scores or {}).values()
         band.columns += len(game.legal_moves())
         band.exact += sum(1 for s in scores if s.exact)
@@ -82,14 +84,17 @@ def load_figures() -> str:
 
 
 def print_database(count: int, seed: int) -> None:
-    from webapp.games.connect4_kernel import warm_up
+    from webapp.games.connect4_kernel import native, warm_up
 
     print("\n# The 12-stone database")
     print(f"loaded in a new process (its cache ready): {load_figures()}")
     warm_up()  # numba's first calls are not the database's
-    print(f"# every column's exact score, as /api/analysis: {count} random positions per band")
+    print(
+        f"# every column's exact score, as /api/analysis: {count} random positions per band "
+        f"(database here: {native.database_status()}); nodes tell apart a busy machine"
+    )
     print(f"{'stones':<7} {'book':<5} {'n':>4} {'p50 ms':>9} {'p95 ms':>9} {'max ms':>9} "
-          f"{'exact columns':>14}")  # fmt: skip
+          f"{'p95 nodes':>10} {'exact columns':>14}")  # fmt: skip
     for low, high in BANDS:
         for book in (True, False):
             set_book(book)
@@ -97,5 +102,6 @@ def print_database(count: int, seed: int) -> None:
             band = f"{low}-{high}" if low < high else str(low)
             print(f"{band:<7} {'on' if book else 'off':<5} {b.positions:>4} "
                   f"{percentile(b.ms, 50):>9.1f} {percentile(b.ms, 95):>9.1f} "
-                  f"{max(b.ms):>9.1f} {f'{b.exact}/{b.columns}':>14}", flush=True)  # fmt: skip
+                  f"{max(b.ms):>9.1f} {percentile(b.nodes, 95):>10.0f} "
+                  f"{f'{b.exact}/{b.columns}':>14}", flush=True)  # fmt: skip
     set_book(True)
