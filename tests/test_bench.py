@@ -45,10 +45,12 @@ def test_kernel_benchmark_prints_every_section(tmp_path: Path) -> None:
         [sys.executable, "-m", "webapp.bench", str(tmp_path), "--lines", "20",
          "--python-lines", "1", "--max-depth", "4", "--samples", "1", "--python-samples", "1",
          "--min-stones", "34", "--cap", "5", "--games", "1", "--opponents", "random",
-         "--openings", "1", "--hard-lines", "0", "--versus-lines", "2", "--level-games", "2"],
+         "--openings", "1", "--hard-lines", "0", "--versus-lines", "2", "--level-games", "2",
+         "--database-lines", "1"],
         capture_output=True, text=True, timeout=900, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
+    assert "# The 12-stone database" in done.stdout
     rows = [line.split() for line in done.stdout.splitlines() if line.startswith("Test_")]
     versus = [r[:3] for r in rows if r[1] not in ("kernel", "python")]  # the 'hard' section
     assert versus == [["Test_L2_R1", "2", "2"], ["Test_L1_R1", "2", "2"]]
@@ -103,6 +105,21 @@ def test_hard_and_parallel_sections_print_their_rows(tmp_path: Path) -> None:
         assert float(rows[0][-1]) > 0
     speed = [line.split() for line in done.stdout.splitlines() if line.startswith("        2")]
     assert speed and speed[0][:2] == ["2", "2"]  # two positions, the same scores split or not
+
+
+def test_the_database_section_prints_its_load_and_both_bands(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "webapp.bench", str(tmp_path), "--sections", "database",
+         "--database-lines", "2"],
+        capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "status ok, load" in done.stdout and "RSS +" in done.stdout
+    rows = [line.split() for line in done.stdout.splitlines() if line[:1].isdigit()]
+    assert [r[:3] for r in rows] == [[band, book, "2"] for band in ("0-12", "0-11", "12", "13-20")
+                                     for book in ("on", "off")]  # fmt: skip
+    exact, columns = rows[0][-1].split("/")
+    assert exact == columns  # 0-12 stones: every column exact
 
 
 def test_the_hard_sample_is_reachable_early_and_undecided() -> None:

@@ -15,7 +15,16 @@ import pytest
 from webapp.engine.search import Limits, search
 from webapp.games import new_game
 from webapp.games.connect4 import Connect4
-from webapp.games.connect4_kernel import book, book_build, native
+from webapp.games.connect4_kernel import book, book_build, database, native
+
+
+@pytest.fixture
+def without_database() -> Iterator[None]:
+    """Without the 12-stone database, which makes the columns past the book quick to solve
+    (tests/test_connect4_database.py): the node budgets below are what is tested."""
+    native.use_database(database.EMPTY)
+    yield
+    native.load_database()
 
 
 @pytest.fixture
@@ -267,6 +276,7 @@ def min_key(moves: str) -> int:
     return book_build.canonical(new_game("connect4", moves))[0]  # type: ignore[arg-type]
 
 
+@pytest.mark.usefixtures("without_database")
 @pytest.mark.parametrize("moves", ["2", "41", "4143"])
 def test_a_book_answer_scores_its_other_columns_within_a_node_budget(moves: str) -> None:
     """Columns the book does not hold are solved on a budget, else kept heuristic."""
@@ -288,6 +298,7 @@ def assert_line(moves: str, pv: str) -> None:
     new_game("connect4", moves + pv)
 
 
+@pytest.mark.usefixtures("without_database")
 def test_a_search_with_limits_tries_the_given_up_columns_again_with_a_larger_budget() -> None:
     """ "41536743" is in the book with its best column; its other columns lie past the book
     and each needs millions of nodes. Without limits they stay heuristic (the budget above);

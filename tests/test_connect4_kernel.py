@@ -18,16 +18,19 @@ from webapp.games import new_game
 from webapp.games.connect4 import Connect4
 
 native = pytest.importorskip("webapp.games.connect4_kernel.native")
-from webapp.games.connect4_kernel import control, solver  # noqa: E402 (after the skip)
+from webapp.games.connect4_kernel import control, database, solver  # noqa: E402 (after the skip)
 from webapp.games.connect4_kernel import table as tt  # noqa: E402
 
 
 @pytest.fixture
 def no_book() -> Iterator[None]:
-    """Search without the opening book, so early positions are really searched."""
+    """Search without the opening book and the 12-stone database, so early positions are
+    really searched."""
     native.load_book(Path("/nonexistent/book.bin"))
+    native.use_database(database.EMPTY)
     yield
     native.load_book()
+    native.load_database()
 
 
 def assert_legal_line(game: Connect4, pv: str) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
@@ -107,3 +108,22 @@ def test_healthz_reports_the_store_the_workers_and_the_queue(
     workers = health["workers"]
     assert workers["workers"] == 1 and workers["alive"] == 1
     assert set(workers["queued"]) == {"engine", "scores", "analysis"}
+    assert health["book"] == "ok"
+
+
+def test_healthz_says_when_the_database_is_missing(
+    app: Flask, client: FlaskClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The web process checks the file without loading it (its searches run elsewhere)."""
+    import webapp.games.connect4_kernel as kernel
+
+    wait_until(lambda: client.get("/healthz").status_code == 200)
+    # as in a web process whose searches run in other processes (the kernel not loaded here)
+    monkeypatch.delitem(sys.modules, "webapp.games.connect4_kernel.native", raising=False)
+    monkeypatch.setattr(kernel, "database_file", lambda: tmp_path / "gone.dat")
+    health = client.get("/healthz")
+    assert health.status_code == 200 and health.get_json()["book"] == "missing"
+    short = tmp_path / "short.dat"
+    short.write_bytes(b"\0" * 5000)
+    monkeypatch.setattr(kernel, "database_file", lambda: short)
+    assert client.get("/healthz").get_json()["book"] == "damaged"

@@ -25,6 +25,10 @@ Sections (``--sections``, all by default):
                  and the folder's files (``--versus-lines`` each).
 * ``parallel``   root splitting: every column's exact score of ``--parallel-lines``
                  positions (Test_L2_R2, or ``--parallel-file``) in one process, then two.
+* ``database``   the 12-stone database: its load (time, memory), then every column's
+                 exact score of ``--database-lines`` random positions of 0-12 stones (and
+                 apart: 0-11, 12) and of 13-20 stones as ``/api/analysis`` asks, opening
+                 book on and off.
 * ``levels``     the levels against each other and a random player, both games
                  (``--level-games`` per match, first player alternating): win/draw/loss.
 
@@ -39,7 +43,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from webapp.bench import bands, games, hard, levels, parallel, startup
+from webapp.bench import bands, database, games, hard, levels, parallel, startup
 from webapp.bench.algorithms import compare
 from webapp.bench.positions import solve_file
 from webapp.bench.stats import percentile, seconds, set_book
@@ -53,7 +57,7 @@ CPP_REFERENCE_US = {"Test_L3_R1": 11.0, "Test_L2_R1": 80.0, "Test_L2_R2": 6600.0
 #: Pure-Python lines per file: its mean time ranges from ~10 ms (end games) to ~1 min.
 PYTHON_LINES = {"Test_L3_R1": 100, "Test_L2_R1": 30, "Test_L2_R2": 2, "Test_L1_R1": 10}
 SECTIONS = ("files", "algorithms", "startup", "bands", "games", "variable", "hard", "parallel",
-            "levels")  # fmt: skip
+            "database", "levels")  # fmt: skip
 
 
 def position_files(folder: Path) -> list[Path]:
@@ -209,6 +213,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="positions per file in 'hard' (default: 100)")  # fmt: skip
     parser.add_argument("--parallel-lines", type=int, default=30,
                         help="positions in 'parallel' (default: 30)")  # fmt: skip
+    parser.add_argument("--database-lines", type=int, default=100,
+                        help="random positions per band in 'database'")  # fmt: skip
     parser.add_argument("--parallel-file", type=Path,
                         help="positions for 'parallel' (default: DIR/Test_L2_R2)")  # fmt: skip
     args = parser.parse_args(arguments)
@@ -249,6 +255,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     middle = args.parallel_file or args.folder / "Test_L2_R2"
     if kernel and "parallel" in sections and middle.is_file():
         parallel.print_parallel(middle, args.parallel_lines)
+    if kernel and "database" in sections:
+        database.print_database(args.database_lines, args.seed)
     if "levels" in sections:
         levels.print_levels(args.level_games, args.seed)
     print(f"\n# benchmark took {time.perf_counter() - started:.0f} s")

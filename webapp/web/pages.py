@@ -17,6 +17,7 @@ from werkzeug.exceptions import HTTPException
 
 from webapp import protocol
 from webapp.games import GAMES
+from webapp.games.connect4_kernel import database_status
 from webapp.services import GameError
 from webapp.services.positions import preview
 from webapp.web.admission import RateLimited, admit
@@ -127,8 +128,13 @@ def home() -> str:
 
 @bp.get("/healthz")
 def healthz() -> tuple[Response, int]:
-    """The store, the workers alive and the queue: 200 when the server can play, else 503."""
+    """The store, the workers alive and the queue: 200 when the server can play, else 503.
+
+    ``book``: the 12-stone Connect Four database (``ok``, ``missing``, ``damaged``); without
+    it the server still plays, solving early positions more slowly.
+    """
     health = service().health()
+    health["book"] = database_status()
     return jsonify(health), 200 if health["ok"] else 503
 
 

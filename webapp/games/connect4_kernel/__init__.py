@@ -10,6 +10,7 @@ Modules, one role each (after Pascal Pons' solver):
 * ``borrow``    arrays passed down the recursion without reference counting
 * ``depth``     depth-limited minimax and alpha-beta with the heuristic
 * ``book``      the opening book file and its lookup
+* ``database``  the 12-stone database (package ``bitbully-databases``) as book entries
 * ``native``    ``KernelEngine``: the primitives the engine's driver runs
 * ``warmup``    compile (or load from the cache) everything at worker start
 * ``book_build`` the command that generates the book
@@ -20,10 +21,16 @@ Importing this package is cheap: numba is imported only by ``load_native()``.
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 log = logging.getLogger(__name__)
+
+#: Records of the 12-stone database's file, 5 bytes each (see ``database``).
+DATABASE_ENTRIES = 4_200_899
+DATABASE_RECORD_BYTES = 5
 
 _native: Callable[..., Any] | None = None
 _tried = False
@@ -51,3 +58,27 @@ def warm_up() -> float:
     from webapp.games.connect4_kernel.warmup import warm_up as run
 
     return run()
+
+
+def database_file() -> Path | None:
+    """The file of the 12-stone database (with distances), None without its package."""
+    try:
+        from bitbully_databases import BitBullyDatabases
+    except ImportError:
+        return None
+    return Path(BitBullyDatabases.get_database_path("12-ply-dist"))
+
+
+def database_status() -> str:
+    """``ok``, ``missing`` or ``damaged``: the 12-stone database this process solves with,
+    once a search loaded it; before that (a web process), whether its file is there and
+    whole, without loading it (the load's self-check can still find it damaged)."""
+    native = sys.modules.get(f"{__name__}.native")
+    if native is not None and native.database_loaded():
+        return str(native.database_status())
+    path = database_file()
+    if path is None or not path.is_file():
+        return "missing"
+    if path.stat().st_size != DATABASE_ENTRIES * DATABASE_RECORD_BYTES:
+        return "damaged"
+    return "ok"

@@ -25,7 +25,8 @@ TABLE_SHIFT = 6  # 64 - log2(slots): the table index is the hash's top bits
 EXTEND = 7  # 1 = extend forcing positions at the horizon by a ply (depth-limited)
 SYMMETRY_PLIES = 8  # positions with at most this many stones share entries with their mirror
 ETC_PLIES = 9  # positions with at most this many stones try enhanced transposition cut-offs
-SIZE = 10
+DATABASE_PLIES = 10  # positions with exactly this many stones are in the database (-1: none)
+SIZE = 11
 
 #: Mirror pairs are common early in the game; later the mirror is not worth computing.
 DEFAULT_SYMMETRY_PLIES = 20
@@ -40,6 +41,7 @@ STOP_REASONS = {STOP_TIME: "time", STOP_NODES: "nodes", STOP_CANCELLED: "cancell
 def new_control() -> np.ndarray:
     ctl = np.zeros(SIZE, dtype=np.int64)
     ctl[BOOK_PLIES] = -1
+    ctl[DATABASE_PLIES] = -1
     ctl[SYMMETRY_PLIES] = DEFAULT_SYMMETRY_PLIES
     ctl[ETC_PLIES] = DEFAULT_ETC_PLIES
     return ctl

@@ -35,6 +35,7 @@ from webapp.engine.scores import INFINITY
 from webapp.games.connect4 import CELLS, WIDTH, Connect4
 from webapp.games.connect4_kernel import book as book_
 from webapp.games.connect4_kernel import control as c
+from webapp.games.connect4_kernel import database as database_
 from webapp.games.connect4_kernel import depth as dl
 from webapp.games.connect4_kernel import solver
 from webapp.games.connect4_kernel.sorter import new_scratch
@@ -66,17 +67,26 @@ class KernelState:
     ctl: np.ndarray = field(default_factory=c.new_control)
     scratch: np.ndarray = field(default_factory=new_scratch)
     line: np.ndarray = field(default_factory=lambda: np.zeros(CELLS + 1, dtype=np.int64))
+    #: What the kernel probes: the book's entries and the database's, merged.
     book: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint64))
 
-    def use_book(self, book: book_.Book) -> None:
-        self.book = book.entries
+    def use(self, book: book_.Book, with_database: bool, merged: np.ndarray) -> None:
+        """Probe ``merged``: the entries of ``book`` (and of the database, if with it)."""
+        self.book = merged
         self.ctl[c.BOOK_PLIES] = book.plies if book.entries.size else -1
+        self.ctl[c.DATABASE_PLIES] = database_.PLIES if with_database else -1
 
 
 _main: KernelState | None = None
 _main_lock = threading.Lock()
 _book_loaded = False
 _book = book_.EMPTY
+_database_loaded = False
+_database_status = database_.STATUS_MISSING
+_with_database = False
+#: The book's entries and the database's in one sorted array, as every search probes
+#: them; the database's own array is not kept beside it (34 MB each).
+_probe = np.zeros(0, dtype=np.uint64)
 
 
 def load_book(path: Path | None = None) -> book_.Book:
@@ -95,11 +105,56 @@ def load_book(path: Path | None = None) -> book_.Book:
 
 def use_book(book: book_.Book) -> book_.Book:
     """Answer from ``book`` from now on (``book.EMPTY``: search everything, as benchmarks do)."""
-    global _book, _book_loaded
+    global _book, _book_loaded, _probe
+    _probe = database_.merge(book.entries, database_.without(_probe, _book.entries))
     _book, _book_loaded = book, True
-    if _main is not None:
-        _main.use_book(book)
+    _refresh()
     return book
+
+
+def _refresh() -> None:
+    if _main is not None:
+        _main.use(_book, _with_database, _probe)
+
+
+def probe_entries() -> np.ndarray:
+    """The book's entries and the database's in one sorted array, as every search probes."""
+    return _probe
+
+
+def load_database(source: Path | None = None, cache_dir: Path | None = None) -> str:
+    """Load the 12-stone database (``database.read_database``); its status, as
+    ``database_status`` then reports it. A missing or damaged database is logged in one
+    line, and searches go on without it."""
+    try:
+        database = database_.read_database(source, cache_dir)
+    except database_.DatabaseError as err:
+        log.warning("12-stone database %s (%s); Connect Four will solve without it",
+                    err.status, err)  # fmt: skip
+        database = database_.Database(database_.EMPTY.entries, err.status)
+    return use_database(database)
+
+
+def use_database(database: database_.Database) -> str:
+    """Probe ``database`` from now on (``database.EMPTY``: solve without it)."""
+    global _database_loaded, _database_status, _with_database, _probe
+    _probe = database_.merge(_book.entries, database.entries)
+    _with_database = bool(database.entries.size)
+    _database_loaded, _database_status = True, database.status
+    _refresh()
+    return database.status
+
+
+def database_status() -> str:
+    """``ok``, ``missing`` or ``damaged``: the database this process's searches use (loaded
+    now if it was not yet)."""
+    if not _database_loaded:
+        load_database()
+    return _database_status
+
+
+def database_loaded() -> bool:
+    return _database_loaded
 
 
 def _state() -> tuple[KernelState, bool]:
@@ -107,13 +162,15 @@ def _state() -> tuple[KernelState, bool]:
     global _main
     if not _book_loaded:
         load_book()
+    if not _database_loaded:
+        load_database()
     if _main_lock.acquire(blocking=False):
         if _main is None:
             _main = KernelState(new_table())
-            _main.use_book(_book)
+            _main.use(_book, _with_database, _probe)
         return _main, True
     spare = KernelState(new_table(SPARE_TABLE_BITS))
-    spare.use_book(_book)
+    spare.use(_book, _with_database, _probe)
     return spare, False
 
 

@@ -6,7 +6,10 @@ the tree: moves that hand the opponent an immediate win are never searched;
 moves are tried by the number of winning cells they create, centre first on
 ties; a transposition table keeps lower and upper bounds; the root value is
 found by null-window searches that narrow ``[lo, hi]`` (first to the sign of
-the score, then to the score); the opening book answers early positions.
+the score, then to the score); the opening book answers early positions and
+the 12-stone database (in the same array, ``database.py``) every position
+with 12 stones in which the side to move cannot win at once, so no search
+goes deeper than 12 stones from an earlier root.
 
 ``negamax(current, mask, moves, alpha, beta, ...)`` requires that the side to
 move cannot win at once and ``alpha < beta``. It is fail-soft: with ``s*``
@@ -30,6 +33,7 @@ from webapp.games.connect4_kernel.borrow import borrowed
 from webapp.games.connect4_kernel.position import (
     CENTRE_ORDER,
     U0,
+    bottom_mask,
     can_win_next,
     column_mask,
     column_of,
@@ -141,7 +145,7 @@ def negamax(
             return alpha
     hi = win_now_score(moves + 2)  # we cannot win with our next stone
     key = current + mask
-    if moves <= ctl[c.BOOK_PLIES]:
+    if moves <= ctl[c.BOOK_PLIES] or moves == ctl[c.DATABASE_PLIES]:
         entry = book_.probe(book, key)
         if entry != U0:
             return book_.entry_score(entry)
@@ -251,10 +255,42 @@ def solve(
 ) -> int:
     """The exact score of a position that is not over, or STOPPED."""
     lo, hi = narrow(
-        current, mask, moves, -win_now_score(moves + 1), win_now_score(moves), 1 << 30,
-        table, ctl, book, scratch,
+        current, mask, moves, lower_bound(current, mask, moves, ctl, book),
+        win_now_score(moves), 1 << 30, table, ctl, book, scratch,
     )  # fmt: skip
     return lo if lo == hi else STOPPED
+
+
+@njit(cache=True, inline="always")
+def lower_bound(current: np.uint64, mask: np.uint64, moves: int, ctl: np.ndarray,
+                book: np.ndarray) -> int:  # fmt: skip
+    """A lower bound on the score of a position that is not over: a loss to the
+    opponent's next stone, or better one stone past the database (``parents_floor``)."""
+    lo = -win_now_score(moves + 1)
+    if ctl[c.DATABASE_PLIES] >= 0 and moves == ctl[c.DATABASE_PLIES] + 1:
+        lo = max(lo, parents_floor(current, mask, book))
+    return lo
+
+
+@njit(cache=True, nogil=True)
+def parents_floor(current: np.uint64, mask: np.uint64, book: np.ndarray) -> int:
+    """A lower bound on the score of a 13-stone position from the database: each of its
+    parents ``p`` (the position less one of the last mover's top stones) scores at least
+    minus this one's, its child's, so this one scores at least ``-score(p)``. A parent
+    the database lacks (its side to move wins at once) bounds nothing."""
+    floor = -NO_BOUND
+    theirs = current ^ mask  # the side that moved last, to move in the parents
+    for col in range(WIDTH):
+        stones = mask & column_mask(col)
+        if stones == U0:
+            continue
+        top = (stones + bottom_mask(col)) >> np.uint64(1)  # a column's stones are contiguous
+        if not theirs & top:
+            continue
+        entry = book_.probe(book, (theirs ^ top) + (mask ^ top))
+        if entry != U0:
+            floor = max(floor, -book_.entry_score(entry))
+    return floor
 
 
 @njit(cache=True, nogil=True)
@@ -268,14 +304,26 @@ def child_score(
     book: np.ndarray,
     scratch: np.ndarray,
 ) -> int:
-    """The exact score, for the side to move, of playing column ``col`` (or STOPPED)."""
+    """The exact score, for the side to move, of playing column ``col`` (or STOPPED).
+
+    When the book holds the position's own score ``s``, no column scores above it:
+    the child's solve starts from the lower bound ``-s`` (when the position is lost,
+    the sign of every child is known before any search). One stone past the
+    database, every 12-stone parent of the child bounds it so (``lower_bound``).
+    """
     cell = possible(mask) & column_mask(col)
     if winning_cells(current, mask) & cell:
         return win_now_score(moves)
     if not non_losing_moves(current, mask) & cell:
         return -win_now_score(moves + 1)  # the opponent wins with its next stone
-    score = solve(current ^ mask, mask | cell, moves + 1, table, ctl, book, scratch)
-    return STOPPED if score == STOPPED else -score
+    lo = lower_bound(current ^ mask, mask | cell, moves + 1, ctl, book)
+    if moves <= ctl[c.BOOK_PLIES]:
+        entry = book_.probe(book, current + mask)
+        if entry != U0:
+            lo = max(lo, -book_.entry_score(entry))
+    lo, hi = narrow(current ^ mask, mask | cell, moves + 1, lo, win_now_score(moves + 1),
+                    1 << 30, table, ctl, book, scratch)  # fmt: skip
+    return -lo if lo == hi else STOPPED
 
 
 @njit(cache=True, nogil=True)

@@ -23,6 +23,7 @@ def warm_up() -> float:
     for char in WARM_POSITION:
         game.play(int(char) - 1)
     native.load_book()
+    native.load_database()
     search(game, "alphabeta", move_scores=True, seed=0)
     search(game, "alphabeta", Limits(depth=3), move_scores=True, seed=0)
     search(game, "minimax", Limits(depth=2), move_scores=True, seed=0)
