@@ -40,8 +40,16 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def descendants_of(pid: int) -> set[int]:
+    """The processes below ``pid``: gunicorn's worker process and its search workers."""
+    found = children_of(pid)
+    for child in set(found):
+        found |= descendants_of(child)
+    return found
+
+
 def children_of(pid: int) -> set[int]:
-    """The processes whose parent is ``pid`` (the search workers)."""
+    """The processes whose parent is ``pid``."""
     found = set()
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -81,8 +89,8 @@ class Server:
             return False
 
     def stop(self) -> set[int]:
-        """Stop the server as a process manager would (SIGTERM); the workers it had."""
-        workers = children_of(self.process.pid)
+        """Stop the server as a process manager would (SIGTERM); the processes it had."""
+        workers = descendants_of(self.process.pid)
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
             try:
