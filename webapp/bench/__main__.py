@@ -1,7 +1,9 @@
 """``python -m webapp.bench DIR``: the engine's figures, kernel and pure Python side by side.
 
 (``python -m webapp.bench load ...`` is the load benchmark of the real server:
-see ``webapp/bench/load.py`` or ``python -m webapp.bench load --help``.)
+see ``webapp/bench/load.py`` or ``python -m webapp.bench load --help``;
+``python -m webapp.bench idle`` holds idle spectators open while it fetches pages:
+``webapp/bench/idle.py``.)
 
 Sections (``--sections``, all by default):
 
@@ -176,6 +178,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from webapp.bench import load
 
         return load.main(arguments[1:])
+    if arguments[:1] == ["idle"]:
+        from webapp.bench import idle
+
+        return idle.main(arguments[1:])
     parser = argparse.ArgumentParser(
         prog="python -m webapp.bench", description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,

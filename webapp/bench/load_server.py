@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 
@@ -74,8 +75,10 @@ class LoadServer:
         web: int = 1,
         hosts: int = 0,
         nginx: bool = False,
+        options: Sequence[str] = (),
     ) -> None:
         self.workers, self.redis, self.db = workers, redis, db
+        self.options = list(options)  # more of the web processes' arguments
         self.web, self.hosts, self.nginx = max(1, web), hosts, nginx
         self.processes: list[tuple[subprocess.Popen[bytes], Path]] = []
         self.folder: tempfile.TemporaryDirectory[str] | None = None
@@ -119,7 +122,8 @@ class LoadServer:
                         "--concurrency", str(self.workers)])  # fmt: skip
         ports = [free_port() for _ in range(self.web if self.redis else 1)]
         for index, port in enumerate(ports):
-            command = ["webapp", "--port", str(port), *shared, "--workers", str(self.workers)]
+            command = ["webapp", "--port", str(port), *shared, "--workers", str(self.workers),
+                       *self.options]  # fmt: skip
             # Every simulated player shares 127.0.0.1: the per-address limits would
             # measure admission, not the search path (per-identity limits stay on).
             for key in PER_ADDRESS_LIMITS:
@@ -144,6 +148,14 @@ class LoadServer:
                     raise ServerFailed(f"the server did not start:\n{self.log_tail(dead)}")
                 time.sleep(0.2)
         self._wait_for_hosts(deadline)
+
+    @property
+    def web_pid(self) -> int | None:
+        """The process id of the (first) web process started here; None for ``url``."""
+        for process, log in self.processes:
+            if log.name.startswith("web-"):
+                return process.pid
+        return None
 
     def _spawn(self, log_path: Path, arguments: list[str]) -> None:
         with log_path.open("wb") as log:
