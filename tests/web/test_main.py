@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-import requests
 import socketio
 
 from tests.web.helpers import WAIT
-from tests.web.test_end_to_end import ROOT, START_SECONDS, descendants_of, free_port
+from tests.web.test_end_to_end import Server as Started
 from webapp.__main__ import main, parse_args
+from webapp.bench.processes import descendants
 from webapp.store import SQLiteStore
 from webapp.web.server import THREADS, Server, SocketWorker
 
@@ -44,41 +41,22 @@ def test_the_server_is_one_gthread_process_holding_a_thread_per_websocket() -> N
 def test_the_main_command_serves_websockets_in_production_and_stops_cleanly(
     tmp_path: Path,
 ) -> None:
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    log_path = tmp_path / "server.log"
-    database = str(tmp_path / "games.db")
-    command = [sys.executable, "-m", "webapp", "--port", str(port), "--db", database,
-               "--workers", "1", "--set", "SEARCH_WARMUP=false"]  # fmt: skip
-    with log_path.open("wb") as log:
-        server = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    log = tmp_path / "server.log"
+    server = Started(tmp_path / "games.db", log, "--workers", "1", "--set", "SEARCH_WARMUP=false")
     try:
-        deadline = time.monotonic() + START_SECONDS
-        while True:
-            try:
-                if requests.get(url + "/", timeout=5).status_code == 200:
-                    break
-            except requests.RequestException:
-                pass
-            assert server.poll() is None and time.monotonic() < deadline, log_path.read_text()
-            time.sleep(0.2)
         client = socketio.Client()
-        client.connect(url, transports=["websocket"], wait_timeout=WAIT)
+        client.connect(server.url, transports=["websocket"], wait_timeout=WAIT)
         assert client.transport() == "websocket"
-        processes = descendants_of(server.pid)
-        assert len(processes) >= 2  # gunicorn's worker and its search process
-        server.send_signal(signal.SIGTERM)  # with the WebSocket still open
-        assert server.wait(timeout=WAIT) == 0
-        client.disconnect()
+        assert len(descendants(server.process.pid)) >= 2  # gunicorn's worker, a search process
     finally:
-        if server.poll() is None:
-            server.kill()
-            server.wait()
+        processes = server.stop()  # SIGTERM with the WebSocket still open
+    client.disconnect()
+    assert server.process.returncode == 0
     deadline = time.monotonic() + WAIT
     while any(os.path.exists(f"/proc/{pid}") for pid in processes) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not any(os.path.exists(f"/proc/{pid}") for pid in processes), "orphans"
-    text = log_path.read_text(errors="replace")
+    text = log.read_text(errors="replace")
     assert "gunicorn" in text
     assert "development server" not in text and "Werkzeug" not in text
 

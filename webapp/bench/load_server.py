@@ -1,6 +1,6 @@
 """The server under load: ``python -m webapp`` started on loopback, or one already running.
 
-The load benchmark measures the real serving path (Werkzeug threads, Socket.IO,
+The load benchmark measures the real serving path (gunicorn's threads, Socket.IO,
 the search processes), so it starts the same command a user runs, on a free
 port and a throw-away database, and always stops it again (also on Ctrl+C).
 

@@ -35,6 +35,14 @@ def children(pid: int) -> list[int]:
     return sorted(found)
 
 
+def descendants(pid: int) -> set[int]:
+    """Every process below ``pid`` (gunicorn's worker, its search processes, ...)."""
+    found = set(children(pid))
+    for child in list(found):
+        found |= descendants(child)
+    return found
+
+
 def command_line(pid: int) -> list[str]:
     try:
         return (PROC / str(pid) / "cmdline").read_bytes().decode(errors="replace").split("\0")
