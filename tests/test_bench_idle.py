@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
 from webapp.bench import idle
 from webapp.bench.processes import children, server_processes, usage
+
+SPAWNS_A_CHILD = (
+    "import subprocess, sys, time\n"
+    "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)'])\n"
+    "time.sleep(30)\n"
+)
 
 
 def test_usage_reads_this_process() -> None:
@@ -24,13 +32,19 @@ def test_a_process_that_is_gone_uses_nothing() -> None:
 
 
 def test_the_serving_process_is_the_child_that_is_not_multiprocessing() -> None:
-    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    # An arbiter (like gunicorn's) whose one child serves.
+    arbiter = subprocess.Popen([sys.executable, "-c", SPAWNS_A_CHILD])
     try:
-        assert child.pid in children(os.getpid())
-        assert server_processes(os.getpid()) == (child.pid, [])
+        deadline = time.monotonic() + 30
+        while not children(arbiter.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        (child,) = children(arbiter.pid)
+        assert server_processes(arbiter.pid) == (child, [])
     finally:
-        child.kill()
-        child.wait()
+        for pid in children(arbiter.pid):
+            os.kill(pid, signal.SIGKILL)
+        arbiter.kill()
+        arbiter.wait()
 
 
 def test_the_idle_bench_holds_spectators_and_times_pages(
