@@ -35,6 +35,8 @@ def test_the_server_is_one_gthread_process_holding_a_thread_per_websocket() -> N
     assert server.cfg.threads == THREADS
     assert server.cfg.worker_connections > THREADS  # every thread may hold a connection
     assert server.cfg.bind == ["127.0.0.1:8000"]
+    # No control socket in ~/.gunicorn: servers side by side would fight over it.
+    assert getattr(server.cfg, "control_socket_disable", True) is True
     assert Server({}, "::1", 8000, threads=10).cfg.bind == ["[::1]:8000"]
 
 

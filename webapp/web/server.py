@@ -103,6 +103,8 @@ class Server(BaseApplication):  # type: ignore[misc]
 
     def load_config(self) -> None:
         for key, value in self.options.items():
+            if key == "control_socket_disable" and key not in self.cfg.settings:
+                continue  # a gunicorn before the control socket: nothing to turn off
             self.cfg.set(key, value)
 
     def load(self) -> Flask:
