@@ -320,7 +320,7 @@ class LiveScores:
                     split.cancel(self.pool, job)
 
     def sizes(self) -> dict[str, int]:
-        """How many games each map holds (the soak benchmark and the tests watch them)."""
+        """How many games each map holds (the tests watch them for leaks)."""
         with self._guard:
             return {
                 "scoring": len(self._scoring),
