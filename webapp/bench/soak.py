@@ -318,18 +318,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(HEADER, flush=True)
             started = last = time.monotonic()
             next_kill = started + args.kill_every * 60 if args.kill_every > 0 else float("inf")
-            before = tally.snapshot()
-            while last - started < args.minutes * 60:
-                time.sleep(min(args.every, max(0.1, next_kill - time.monotonic())))
+            next_row, before = started + args.every, tally.snapshot()
+            while next_row <= started + args.minutes * 60 + 0.01:
+                time.sleep(max(0.0, min(next_row, next_kill) - time.monotonic()))
                 if time.monotonic() >= next_kill:
                     print(f"# {kill_a_search_process(pid, rng, tally)}", flush=True)
                     next_kill += args.kill_every * 60
                 now = time.monotonic()
-                if now - last >= args.every - 0.05:
-                    minute = (now - started) / 60
+                if now >= next_row:  # a row per period, kills or not
                     counts = tally.snapshot()
-                    print(row(minute, pid, counts, before, now - last), flush=True)
-                    before, last = counts, now
+                    print(row((now - started) / 60, pid, counts, before, now - last), flush=True)
+                    before, last, next_row = counts, now, next_row + args.every
             stop.set()
             for thread in threads:
                 thread.join(REPLY_TIMEOUT + 10)
