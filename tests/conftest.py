@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.ci import pytest_sessionfinish  # noqa: F401 (a skip fails CI)
 from tests.servers import (  # noqa: F401 (fixtures for every test)
     postgres_server,
     postgres_url,

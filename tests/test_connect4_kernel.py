@@ -16,10 +16,8 @@ from tests.conftest import random_position, read_positions
 from webapp.engine.search import Limits, Progress, search
 from webapp.games import new_game
 from webapp.games.connect4 import Connect4
-
-native = pytest.importorskip("webapp.games.connect4_kernel.native")
-from webapp.games.connect4_kernel import control, database, solver  # noqa: E402 (after the skip)
-from webapp.games.connect4_kernel import table as tt  # noqa: E402
+from webapp.games.connect4_kernel import control, database, native, solver
+from webapp.games.connect4_kernel import table as tt
 
 
 @pytest.fixture

@@ -22,8 +22,6 @@ from webapp.games import new_game
 from webapp.protocol import DEFAULT_SETTINGS
 from webapp.settings import merge_settings, search_limits
 
-native = pytest.importorskip("webapp.games.connect4_kernel.native")
-
 
 class CancelAfter:
     """A cancel flag that becomes set on its ``n``-th look (no clock, no thread)."""

@@ -7,10 +7,9 @@ other web processes and search hosts (``python -m webapp.worker``).
 deletes the games past their retention once and prints how many (the server
 also does it every ``RETENTION_EVERY_HOURS``).
 
-This runs Flask-SocketIO's own (threaded Werkzeug) server. For deployment,
-run one process with many threads, as Flask-SocketIO's deployment guide says:
-
-    gunicorn -w 1 --threads 100 -b 0.0.0.0:8000 'webapp.web.app:create_app()'
+It serves through gunicorn (one worker process, many threads: Flask-SocketIO's
+deployment guide; see ``webapp/web/server.py``). ``--dev`` serves through Werkzeug's
+development server instead, reloading when the code changes.
 """
 
 from __future__ import annotations
@@ -37,6 +36,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         metavar="URL",
         help="redis://host:port/0 shared with other web processes and search hosts "
         "(`python -m webapp.worker`), which then do the searches (--workers is ignored)",
+    )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="server threads; each open page's WebSocket holds one (default: "
+        "webapp.web.server.THREADS)",
+    )
+    parser.add_argument(
+        "--dev",
+        action="store_true",
+        help="Werkzeug's development server, reloading on code changes (not for production)",
     )
     parser.add_argument(
         "--set",
@@ -115,11 +126,6 @@ def _stop(signum: int, frame: FrameType | None) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    # Imported here: search workers are spawned processes that re-import this
-    # module as __mp_main__, and they need nothing from Flask.
-    from webapp.web.app import close_app, create_app
-    from webapp.web.extensions import socketio
-
     args = parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     if args.command == "prune":
@@ -130,11 +136,33 @@ def main(argv: list[str] | None = None) -> None:
         config["DATABASE"] = args.db
     if args.redis:
         config["REDIS_URL"] = args.redis
+    print(f"Lookahead is serving http://{args.host}:{args.port}/", flush=True)
+    if args.dev:
+        serve_development(config, args.host, args.port)
+        return
+    # Imported here: search workers are spawned processes that re-import this
+    # module as __mp_main__, and they need nothing from Flask.
+    from webapp.web.server import THREADS, Server
+
+    Server(config, args.host, args.port, threads=args.threads or THREADS).run()
+
+
+def serve_development(config: dict[str, object], host: str, port: int) -> None:
+    """Werkzeug's server with its reloader: a parent process that watches the code and a
+    child that serves (built anew on every change)."""
+    from flask import Flask
+    from werkzeug.serving import is_running_from_reloader
+
+    from webapp.web.app import close_app, create_app
+
+    if not is_running_from_reloader():  # the watching parent serves nothing: no workers
+        Flask(__name__).run(host, port, debug=True, use_reloader=True, threaded=True)
+        return
     app = create_app(config)
     signal.signal(signal.SIGTERM, _stop)
-    print(f"Lookahead is serving http://{args.host}:{args.port}/", flush=True)
     try:
-        socketio.run(app, host=args.host, port=args.port, allow_unsafe_werkzeug=True)
+        # What socketio.run does in threading mode, without its "production" refusal.
+        app.run(host, port, debug=True, use_reloader=True, threaded=True)
     except KeyboardInterrupt:
         pass
     finally:

@@ -1,4 +1,5 @@
-"""A real Lookahead server in a subprocess, for the browser tests.
+"""A real Lookahead server in a subprocess, for the browser tests: ``python -m webapp``,
+the production server (gunicorn, WebSocket through simple-websocket) users run.
 
 The session's server (conftest's ``base_url``) runs with the default
 settings; a test that needs others (a pinned search seed) starts its own

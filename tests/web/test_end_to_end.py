@@ -27,6 +27,7 @@ from tests.web.fake_searches import HOLD_ENV, Holds
 from tests.web.held_engine import HELD
 from tests.web.helpers import WAIT
 from webapp import protocol
+from webapp.bench.processes import descendants
 from webapp.games import new_game
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,21 +39,6 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
-
-
-def children_of(pid: int) -> set[int]:
-    """The processes whose parent is ``pid`` (the search workers)."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            found.add(int(entry.name))
-    return found
 
 
 class Server:
@@ -81,8 +67,8 @@ class Server:
             return False
 
     def stop(self) -> set[int]:
-        """Stop the server as a process manager would (SIGTERM); the workers it had."""
-        workers = children_of(self.process.pid)
+        """Stop the server as a process manager would (SIGTERM); the processes it had."""
+        workers = descendants(self.process.pid)
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
             try:

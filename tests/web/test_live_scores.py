@@ -24,7 +24,7 @@ from webapp.games import new_game
 from webapp.services import GameService
 from webapp.services.locks import Outbox
 from webapp.store import open_store
-from webapp.web.app import socketio
+from webapp.web.app import game_watched, socketio
 from webapp.workers import Priority, SearchJob
 
 #: A late Connect Four position (28 stones, the first player to move) whose columns differ;
@@ -358,3 +358,72 @@ def test_options_are_stored_again_only_when_they_know_more(
         assert again is not None and again.version == stored.version
         assert again.last_engine_move is not None
         assert again.last_engine_move["move_scores"] == options
+
+
+def test_abandoned_games_scores_are_forgotten_once_idle_and_unwatched() -> None:
+    watching: set[str] = set()
+    service = GameService(
+        open_store(":memory:"),
+        InstantPool(),  # type: ignore[arg-type]
+        lambda *_: None,
+        seed=0,
+        watched=watching.__contains__,
+    )
+    live = service.searches.live
+    live.idle_seconds = 0.0  # idle at once: every new live position looks for idle games
+    try:
+        kept = service.create("tictactoe", {"level": "easy"}, owner="me")
+        watching.add(kept.id)  # a page has this one open
+        for _ in range(20):
+            service.create("tictactoe", {"level": "easy"}, owner="me")  # and leaves it
+        assert live.sizes()["scoring"] == 2  # the watched game and the newest one
+        assert live.current(kept.id, kept.moves) is not None
+        watching.clear()
+        service.create("tictactoe", {"level": "easy"}, owner="me")
+        sizes = live.sizes()
+        assert (sizes["scoring"], sizes["options"], sizes["adopted"]) == (1, 0, 0)
+        assert sizes["pondering"] <= 1  # the newest game's own reply, pondered
+        assert live.current(kept.id, kept.moves) is None
+        service.wake(kept.id)  # a page opens it again: scored afresh
+        assert live.current(kept.id, kept.moves) is not None
+    finally:
+        service.close()
+
+
+def test_games_stay_scored_while_they_are_not_idle(
+    games: tuple[GameService, HoldingPool, Sent],
+) -> None:
+    service, _, _ = games
+    for _ in range(5):
+        service.create("tictactoe", {"level": "easy"}, owner="me")
+    assert service.searches.live.sizes()["scoring"] == 5  # idle for less than IDLE_SECONDS
+
+
+class RunningPondersPool(HoldingPool):
+    """Holds the pondering as if a worker were running it (it waits for no place)."""
+
+    def position(self, job_id: int) -> int | None:
+        return None
+
+
+def test_an_undo_during_an_adopted_ponder_leaks_nothing() -> None:
+    pool = RunningPondersPool({"engine", "ponder"})
+    service = GameService(open_store(":memory:"), pool, lambda *_: None, seed=0)  # type: ignore[arg-type]
+    live = service.searches.live
+    try:
+        record = service.create("connect4", {"level": "perfect"}, LATE_CONNECT4, owner="me")
+        (pondered,) = [job for job in pool.submitted if job.tag[0] == "ponder"]
+        service.move(record.id, pondered.moves[-1], "me")  # the expected move: adopted
+        assert live.sizes()["adopted"] == 1 and service.searches.thinking(record.id)
+        service.undo(record.id, "me")  # its search is cancelled: no result will come
+        assert live.sizes()["adopted"] == 0
+        assert live.sizes()["pondering"] <= 1  # at most the new position's own
+    finally:
+        service.close()
+
+
+def test_a_game_is_watched_while_a_page_has_it_open(app: Flask) -> None:
+    state, player = seated(app, "tictactoe")
+    assert game_watched(state["id"])
+    player.client.disconnect()
+    assert not game_watched(state["id"])

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 import pytest
+import socketio
 
+from tests.web.helpers import WAIT
+from tests.web.test_end_to_end import Server as Started
 from webapp.__main__ import main, parse_args
+from webapp.bench.processes import descendants
 from webapp.store import SQLiteStore
+from webapp.web.server import THREADS, Server, SocketWorker
 
 
 def test_the_command_line_defaults() -> None:
@@ -16,6 +23,44 @@ def test_the_command_line_defaults() -> None:
     assert args.command is None  # no subcommand: serve
     args = parse_args(["--host", "0.0.0.0", "--port", "8000", "--db", "x.db", "--workers", "3"])
     assert (args.host, args.port, args.db, args.workers) == ("0.0.0.0", 8000, "x.db", 3)
+    assert (args.dev, args.threads) == (False, None)
+    args = parse_args(["--dev", "--threads", "50"])
+    assert (args.dev, args.threads) == (True, 50)
+
+
+def test_the_server_is_one_gthread_process_holding_a_thread_per_websocket() -> None:
+    server = Server({}, "127.0.0.1", 8000)
+    assert server.cfg.workers == 1  # Socket.IO sessions live in one process
+    assert server.cfg.worker_class is SocketWorker
+    assert server.cfg.threads == THREADS
+    assert server.cfg.worker_connections > THREADS  # every thread may hold a connection
+    assert server.cfg.bind == ["127.0.0.1:8000"]
+    # No control socket in ~/.gunicorn: servers side by side would fight over it.
+    assert getattr(server.cfg, "control_socket_disable", True) is True
+    assert Server({}, "::1", 8000, threads=10).cfg.bind == ["[::1]:8000"]
+
+
+def test_the_main_command_serves_websockets_in_production_and_stops_cleanly(
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "server.log"
+    server = Started(tmp_path / "games.db", log, "--workers", "1", "--set", "SEARCH_WARMUP=false")
+    try:
+        client = socketio.Client()
+        client.connect(server.url, transports=["websocket"], wait_timeout=WAIT)
+        assert client.transport() == "websocket"
+        assert len(descendants(server.process.pid)) >= 2  # gunicorn's worker, a search process
+    finally:
+        processes = server.stop()  # SIGTERM with the WebSocket still open
+    client.disconnect()
+    assert server.process.returncode == 0
+    deadline = time.monotonic() + WAIT
+    while any(os.path.exists(f"/proc/{pid}") for pid in processes) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(os.path.exists(f"/proc/{pid}") for pid in processes), "orphans"
+    text = log.read_text(errors="replace")
+    assert "gunicorn" in text
+    assert "development server" not in text and "Werkzeug" not in text
 
 
 def test_the_prune_command_line() -> None:

@@ -2,7 +2,11 @@
 
 (``python -m webapp.bench load ...`` is the load benchmark of the real server:
 see ``webapp/bench/load.py`` or ``python -m webapp.bench load --help``;
-``python -m webapp.bench flood ...`` floods it with analyses: ``webapp/bench/flood.py``.)
+``python -m webapp.bench flood ...`` floods it with analyses: ``webapp/bench/flood.py``;
+``python -m webapp.bench idle`` holds idle spectators open while it fetches pages:
+``webapp/bench/idle.py``; ``python -m webapp.bench soak --minutes N`` runs a mixed
+crowd for N minutes and prints memory, threads and files each minute:
+``webapp/bench/soak.py``.)
 
 Sections (``--sections``, all by default):
 
@@ -185,6 +189,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         from webapp.bench import flood
 
         return flood.main(arguments[1:])
+    if arguments[:1] == ["idle"]:
+        from webapp.bench import idle
+
+        return idle.main(arguments[1:])
+    if arguments[:1] == ["soak"]:
+        from webapp.bench import soak
+
+        return soak.main(arguments[1:])
     parser = argparse.ArgumentParser(
         prog="python -m webapp.bench", description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,

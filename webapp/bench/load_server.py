@@ -1,6 +1,6 @@
 """The server under load: ``python -m webapp`` started on loopback, or one already running.
 
-The load benchmark measures the real serving path (Werkzeug threads, Socket.IO,
+The load benchmark measures the real serving path (gunicorn's threads, Socket.IO,
 the search processes), so it starts the same command a user runs, on a free
 port and a throw-away database, and always stops it again (also on Ctrl+C).
 
@@ -78,9 +78,11 @@ class LoadServer:
         hosts: int = 0,
         nginx: bool = False,
         settings: Sequence[str] = (),
+        options: Sequence[str] = (),
     ) -> None:
         self.workers, self.redis, self.db = workers, redis, db
         self.settings = list(settings)  # more ``KEY=VALUE`` for the web processes' --set
+        self.options = list(options)  # more of the web processes' arguments
         self.web, self.hosts, self.nginx = max(1, web), hosts, nginx
         self.processes: list[tuple[subprocess.Popen[bytes], Path]] = []
         self.folder: tempfile.TemporaryDirectory[str] | None = None
@@ -124,7 +126,8 @@ class LoadServer:
                         "--concurrency", str(self.workers)])  # fmt: skip
         ports = [free_port() for _ in range(self.web if self.redis else 1)]
         for index, port in enumerate(ports):
-            command = ["webapp", "--port", str(port), *shared, "--workers", str(self.workers)]
+            command = ["webapp", "--port", str(port), *shared, "--workers", str(self.workers),
+                       *self.options]  # fmt: skip
             # Every simulated player shares 127.0.0.1: the per-address limits would
             # measure admission, not the search path (per-identity limits stay on).
             for key in PER_ADDRESS_LIMITS:
@@ -151,6 +154,14 @@ class LoadServer:
                     raise ServerFailed(f"the server did not start:\n{self.log_tail(dead)}")
                 time.sleep(0.2)
         self._wait_for_hosts(deadline)
+
+    @property
+    def web_pid(self) -> int | None:
+        """The process id of the (first) web process started here; None for ``url``."""
+        for process, log in self.processes:
+            if log.name.startswith("web-"):
+                return process.pid
+        return None
 
     def _spawn(self, log_path: Path, arguments: list[str]) -> None:
         with log_path.open("wb") as log:

@@ -14,7 +14,7 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -84,10 +84,14 @@ class GameService:
         seed: int | None = None,
         retry_delays: tuple[float, ...] = RETRY_DELAYS,
         live_scores: bool = True,
+        watched: Callable[[str], bool] = lambda _: False,
     ) -> None:
+        """``watched(game_id)``: a page has the game open (its room has a socket)."""
         self.store = store
         self.locks = GameLocks()
-        self.searches = Searches(store, pool, emit, self.locks, seed, retry_delays, live_scores)
+        self.searches = Searches(
+            store, pool, emit, self.locks, seed, retry_delays, live_scores, watched
+        )
         self.emit = emit
         self._closed = False
         self._health_lock = threading.Lock()

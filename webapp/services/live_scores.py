@@ -35,6 +35,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -59,6 +60,12 @@ QUICK_TIME = 0.3
 OPTIONS_NODES = 15_000_000
 #: The scores' search: alpha-beta whatever the engine plays (same values, far fewer nodes).
 SCORES_ALGORITHM = "alphabeta"
+#: A game's scores (and pondering) are forgotten once nobody watches it (no page in its
+#: room) and it has been idle this long: abandoned games must not hold memory for ever.
+#: A page that opens it later gets them afresh (joining wakes the game).
+IDLE_SECONDS = 600.0
+#: How often, at most, the idle games are looked for (when a position becomes live).
+SWEEP_SECONDS = 60.0
 
 
 @dataclass
@@ -71,6 +78,7 @@ class Scoring:
     last_pass: bool = False
     move_scores: dict[str, dict[str, Any]] = field(default_factory=dict)
     sent: bool = False
+    touched: float = field(default_factory=time.monotonic)  # its last news (monotonic seconds)
 
     @property
     def moves(self) -> str:
@@ -150,17 +158,22 @@ class LiveScores:
         seed: int | None,
         on_options: Callable[[str, str, dict[str, Any], Outbox], None],
         stored_moves: Callable[[str], str | None] = lambda _: None,
+        watched: Callable[[str], bool] = lambda _: False,
+        idle_seconds: float = IDLE_SECONDS,
     ) -> None:
         self.pool, self.emit, self.locks, self.seed = pool, emit, locks, seed
         self.engine_job, self.on_options = engine_job, on_options
         # The game's moves as stored (None if unknown): another process (a search host)
         # may have moved it without this one's lock.
         self.stored_moves = stored_moves
+        self.watched, self.idle_seconds = watched, idle_seconds  # whether a page has the game open
+        self._swept = time.monotonic()
         self._guard = threading.Lock()  # guards the maps below
         self._scoring: dict[str, Scoring] = {}  # game id -> its live position's scores
         self._options: dict[str, Scoring] = {}  # game id -> the engine's last position, finishing
         self._pondering: dict[str, Pondering] = {}  # game id -> the engine's pondered reply
-        self._adopted: set[SearchJob] = set()  # ponder jobs that became the engine's search
+        # game id -> its ponder job that became the engine's search (one per game at most)
+        self._adopted: dict[str, SearchJob] = {}
         self._closing = False
 
     # -- questions ----------------------------------------------------------------------
@@ -213,6 +226,7 @@ class LiveScores:
         # proves each move's score and no more.
         limits = dataclasses.replace(analysis_limits(record.game), line=False)
         scoring = Scoring(dataclasses.replace(record), limits)
+        self._forget_idle(but=record.id)
         with self._guard:
             self._scoring[record.id] = scoring
         quick = Limits(depth=QUICK_DEPTH, time=QUICK_TIME, line=False)
@@ -261,6 +275,7 @@ class LiveScores:
             scoring = self._scoring.pop(game_id, None)
             pondering = self._pondering.pop(game_id, None)
             options = self._options.pop(game_id, None)
+            self._adopted.pop(game_id, None)  # cancelled with the engine's search: no result
         jobs = [
             None if scoring is None else scoring.job,
             None if pondering is None else pondering.job,
@@ -269,6 +284,53 @@ class LiveScores:
         for job in jobs:
             if job is not None:
                 split.cancel(self.pool, job)
+
+    def _forget_idle(self, but: str) -> None:
+        """Forget the games idle past ``idle_seconds`` that no page watches (their scores,
+        pondering and options, as ``stop`` does), game ``but`` aside; at most every
+        ``SWEEP_SECONDS``.
+
+        Takes no game's lock (the caller may hold another game's): an entry is dropped
+        only if it is still the idle one, and a result that comes for a forgotten game
+        finds nothing and is dropped.
+        """
+        now = time.monotonic()
+        with self._guard:
+            if now - self._swept < min(SWEEP_SECONDS, self.idle_seconds):
+                return
+            self._swept = now
+            idle: dict[str, Scoring | None] = {
+                game_id: scoring
+                for game_id, scoring in self._scoring.items()
+                if scoring.job is None and now - scoring.touched >= self.idle_seconds
+            }
+            for game_id in [*self._pondering, *self._options]:  # left by a game that ended
+                if game_id not in self._scoring:
+                    idle[game_id] = None
+            idle.pop(but, None)
+        for game_id, scoring in idle.items():
+            if self.watched(game_id):
+                continue
+            with self._guard:
+                if self._scoring.get(game_id) is not scoring:
+                    continue  # the game moved meanwhile: live again
+                self._scoring.pop(game_id, None)
+                pondering = self._pondering.pop(game_id, None)
+                options = self._options.pop(game_id, None)
+            for job in (None if pondering is None else pondering.job,
+                        None if options is None else options.job):  # fmt: skip
+                if job is not None:
+                    split.cancel(self.pool, job)
+
+    def sizes(self) -> dict[str, int]:
+        """How many games each map holds (the tests watch them for leaks)."""
+        with self._guard:
+            return {
+                "scoring": len(self._scoring),
+                "options": len(self._options),
+                "pondering": len(self._pondering),
+                "adopted": len(self._adopted),
+            }
 
     def close(self) -> None:
         self._closing = True
@@ -362,13 +424,13 @@ class LiveScores:
             if self._pondering.get(game_id) is pondering:
                 del self._pondering[game_id]
             if pondering.result is None:
-                self._adopted.add(pondering.job)
+                self._adopted[game_id] = pondering.job
             return pondering.result, list(pondering.rows)
 
     def ponder_progress(self, job: SearchJob, row: dict[str, Any]) -> bool:
         """Keep a pondering's thinking row; False if the job is the engine's search now."""
         with self._guard:
-            if job in self._adopted:
+            if self._adopted.get(job.tag[1]) is job:
                 return False
             pondering = self._pondering.get(job.tag[1])
             if pondering is not None and pondering.job is job:
@@ -378,8 +440,8 @@ class LiveScores:
     def ponder_done(self, job: SearchJob, result: dict[str, Any] | None) -> bool:
         """Keep a pondering's result; False if the job is the engine's search now."""
         with self._guard:
-            if job in self._adopted:
-                self._adopted.discard(job)
+            if self._adopted.get(job.tag[1]) is job:
+                del self._adopted[job.tag[1]]
                 return False
             pondering = self._pondering.get(job.tag[1])
             if pondering is not None and pondering.job is job:
@@ -466,6 +528,7 @@ class LiveScores:
         with self._guard:
             changed = scoring.merge(result, job.limits)
             payload = scoring.payload()
+            scoring.touched = time.monotonic()
         if changed or not scoring.sent:
             scoring.sent = True
             out.send(protocol.SCORES, payload, game_id)

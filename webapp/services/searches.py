@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -79,9 +80,11 @@ class Searches:
         seed: int | None = None,
         retry_delays: tuple[float, ...] = RETRY_DELAYS,
         live_scores: bool = True,
+        watched: Callable[[str], bool] = lambda _: False,
     ) -> None:
         """``live_scores`` False: no scores of the live position, no pondering (tests that
-        hold every search of a one-worker pool)."""
+        hold every search of a one-worker pool). ``watched(game_id)``: a page has the game
+        open (its idle scores are kept)."""
         self.live_scores = live_scores
         self.store, self.pool, self.emit, self.locks, self.seed = store, pool, emit, locks, seed
         self.retry_delays = retry_delays
@@ -95,8 +98,9 @@ class Searches:
         self._shared: dict[AnalysisKey, tuple[SearchJob, set[str]]] = {}
         self._closing = False
         self.live = LiveScores(
-            pool, emit, locks, self._engine_job, seed, self._store_options, self._stored_moves
-        )
+            pool, emit, locks, self._engine_job, seed, self._store_options, self._stored_moves,
+            watched,
+        )  # fmt: skip
         pool.on_progress, pool.on_result, pool.on_queued = (
             self._on_progress,
             self._on_result,

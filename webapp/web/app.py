@@ -170,6 +170,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         seed=app.config["SEARCH_SEED"],
         retry_delays=tuple(app.config["ENGINE_RETRY_DELAYS"]),
         live_scores=app.config["LIVE_SCORES"],
+        watched=game_watched,
     )
     app.extensions["lookahead"] = service
     api.init_app(app, pool)  # after the service: the analyses go in front of its callbacks
@@ -267,3 +268,8 @@ def close_app(app: Flask) -> None:
 
 def _emit(event: str, payload: dict[str, Any], to: str) -> None:
     socketio.emit(event, payload, to=to)
+
+
+def game_watched(game_id: str) -> bool:
+    """A page of this process has the game open: a socket is in its room."""
+    return any(True for _ in socketio.server.manager.get_participants("/", game_id))

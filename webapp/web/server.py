@@ -1,0 +1,111 @@
+"""The production server: gunicorn's threaded worker, embedded, serving ``create_app(config)``.
+
+Flask-SocketIO's deployment guide for its threading mode: gunicorn, **one** worker
+process (a Socket.IO session lives in the process that opened it, so more than one
+would need sticky sessions), many threads, and simple-websocket for WebSocket (it
+takes the connection's socket from ``environ["gunicorn.socket"]``). gevent and
+eventlet are left out on purpose: their monkey-patching does not mix with the search
+processes (multiprocessing, shared memory) and their relay thread.
+
+The app is built in the worker process, after gunicorn forked it (no preload): the
+search processes and background threads belong to the process that serves.
+Stopping (SIGTERM, SIGINT) closes every Socket.IO connection first, so the threads
+holding WebSockets end at once, then ``close_app`` stops the search processes.
+See docs/operations.md, "Serving", for the measurements behind the thread count.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from types import FrameType
+from typing import Any
+
+from flask import Flask
+from gunicorn.app.base import BaseApplication
+from gunicorn.workers.gthread import ThreadWorker
+
+from webapp.web.app import close_app, create_app
+from webapp.web.extensions import socketio
+
+log = logging.getLogger(__name__)
+
+#: Threads of the one worker process. Every open WebSocket (a player's or a spectator's
+#: page) holds one for as long as it is open, so this bounds the pages open at once;
+#: gunicorn starts them as needed, so an idle server does not pay for them.
+THREADS = 2000
+#: Seconds the worker may go without a heartbeat before gunicorn replaces it (its main
+#: loop beats every second; building the app, before the first beat, may compile kernels).
+TIMEOUT = 120
+#: Seconds a stopping worker waits for requests still running (WebSockets are closed first).
+GRACEFUL_TIMEOUT = 10
+#: Seconds an idle keep-alive HTTP connection stays open (it waits in gunicorn's
+#: poller, not in a thread).
+KEEPALIVE = 5
+
+
+def close_connections() -> None:
+    """Close every Socket.IO connection of this process: their threads return."""
+    server = getattr(socketio, "server", None)
+    if server is None:
+        return
+    try:
+        server.eio.disconnect()
+    except Exception:  # stopping anyway: log it, do not keep the worker alive
+        log.exception("closing the Socket.IO connections failed")
+
+
+class SocketWorker(ThreadWorker):  # type: ignore[misc]  # gunicorn ships no type hints
+    """gunicorn's gthread worker that closes the WebSockets when told to stop.
+
+    gthread waits up to ``graceful_timeout`` for connections still being served, and a
+    WebSocket is served until its page closes: without this, every stop took that long.
+    """
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        super().handle_exit(sig, frame)
+        # Not in the signal handler itself: the close takes locks another thread may hold.
+        threading.Thread(target=close_connections, name="close-sockets", daemon=True).start()
+
+
+def _worker_exit(arbiter: Any, worker: Any) -> None:
+    """In the worker, as it exits (also after SIGINT/SIGQUIT): stop the app's processes."""
+    close_connections()
+    app = getattr(worker, "wsgi", None)
+    if isinstance(app, Flask):
+        close_app(app)
+
+
+class Server(BaseApplication):  # type: ignore[misc]
+    """``python -m webapp``'s server: ``Server(config, host, port).run()`` until stopped."""
+
+    def __init__(
+        self, config: dict[str, Any], host: str, port: int, *, threads: int = THREADS
+    ) -> None:
+        self.app_config = config
+        self.options: dict[str, Any] = {
+            "bind": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
+            "workers": 1,
+            "worker_class": SocketWorker,
+            "threads": threads,
+            # gthread bounds the connections it holds (threads busy or kept alive).
+            "worker_connections": threads + 100,
+            "timeout": TIMEOUT,
+            "graceful_timeout": GRACEFUL_TIMEOUT,
+            "keepalive": KEEPALIVE,
+            "worker_exit": _worker_exit,
+            "proc_name": "lookahead",
+            # gunicorn 23+ opens a control socket in ~/.gunicorn; servers side by side
+            # would fight over it, and nothing here uses it.
+            "control_socket_disable": True,
+        }
+        super().__init__()
+
+    def load_config(self) -> None:
+        for key, value in self.options.items():
+            if key == "control_socket_disable" and key not in self.cfg.settings:
+                continue  # a gunicorn before the control socket: nothing to turn off
+            self.cfg.set(key, value)
+
+    def load(self) -> Flask:
+        return create_app(self.app_config)
