@@ -21,6 +21,7 @@ from webapp.workers.queue import (
     PLAY,
     cancel_key,
     depths_key,
+    engine_key,
     epoch_key,
     job_of,
     job_payload,
@@ -258,3 +259,17 @@ def test_the_depths_a_host_kept_are_read_for_the_position_asked(
     client.rpush(depths_key("g1"), *[json.dumps(row) for row in rows])
     assert pool.depths("g1", "12") == rows
     assert pool.depths("g2", "12") == []
+
+
+def test_an_engine_search_refused_by_a_bound_leaves_no_claim_behind(
+    redis_url: str, client: redis.Redis
+) -> None:
+    pool = QueuePool(redis_url, owner_limit=1)
+    try:
+        pool.submit(job("1", owner="browser", game_id="g1"))
+        with pytest.raises(PoolBusy, match="you already have 1 searches"):
+            pool.submit(job("2", owner="browser", game_id="g2"))
+        assert not client.exists(engine_key("g2", "2"))  # another process may ask it anew
+        assert client.exists(engine_key("g1", "1"))
+    finally:
+        pool.close()

@@ -89,6 +89,8 @@ SWEEP_SECONDS = 10.0
 LOST_SECONDS = 10.0
 #: The error ``on_result`` gets for a lost job.
 LOST = "the search's reply was lost"
+#: The error followers of an engine search get when its asker could not queue it.
+NOT_QUEUED = "the search was not queued"
 #: Seconds between two looks at the places of this process's waiting jobs...
 PLACES_SECONDS = 1.0
 #: ...among the first this many messages of a queue (a place past them is not told).
@@ -215,10 +217,10 @@ class QueuePool:
             if claim and job.game_id:
                 self.redis.eval(MARK, 1, claim, uid, message)  # followers can watch it too
         except redis.RedisError as err:
-            self._release(self._forget(job.id))
+            self._release(self._forget(job.id), unclaim=True)
             raise PoolBusy(f"the search queue is unavailable ({type(err).__name__})") from None
         except PoolBusy:
-            self._release(self._forget(job.id))
+            self._release(self._forget(job.id), unclaim=True)
             raise
         with self._lock:
             if job.id in self._jobs:
@@ -390,11 +392,20 @@ class QueuePool:
             self._by_uid.pop(entry[1], None)
             return entry[0], entry[1], counted, claim
 
-    def _release(self, forgotten: tuple[SearchJob, str, list[str], str] | None) -> None:
-        """Give back the counters of a forgotten job (Redis errors: they expire)."""
-        if forgotten is not None:
-            with contextlib.suppress(redis.RedisError):
-                self._uncount(forgotten[2])
+    def _release(
+        self, forgotten: tuple[SearchJob, str, list[str], str] | None, unclaim: bool = False
+    ) -> None:
+        """Give back the counters of a forgotten job (Redis errors: they expire); ``unclaim``:
+        it was never queued, so its claim goes and whoever followed it hears so (and asks
+        again)."""
+        if forgotten is None:
+            return
+        job, uid, counted, claim = forgotten
+        with contextlib.suppress(redis.RedisError):
+            self._uncount(counted)
+            if unclaim and claim:
+                for follower in settle_claim(self.redis, job.game_id, job.moves, uid):
+                    self.redis.rpush(replies_key(follower), reply(uid, None, NOT_QUEUED))
 
     def _places(self, job_ids: list[int]) -> dict[int, int]:
         """The places (1 = next) of those jobs that wait among their queue's first messages."""
