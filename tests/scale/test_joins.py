@@ -49,7 +49,6 @@ def test_a_page_joining_through_another_process_follows_the_search_and_gets_its_
         reply = spectator.wait_for(protocol.ENGINE_MOVE, lambda m: m["moves"] == "4")
         after = "4" + reply["move"]
         player.wait_for(protocol.STATE, lambda s: s["moves"] == after)
-        assert len(holds.runs(label("tictactoe", "4"))) == 1
         assert game_of(b.url, game_id)["moves"] == after
         # The host told B that the search ended: it waits for nothing.
         wait_until(lambda: not game_of(b.url, game_id)["engine_thinking"], 30)
