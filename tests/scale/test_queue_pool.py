@@ -20,6 +20,8 @@ from webapp.workers.queue import (
     ANALYSIS,
     PLAY,
     cancel_key,
+    depths_key,
+    engine_key,
     epoch_key,
     job_of,
     job_payload,
@@ -27,6 +29,7 @@ from webapp.workers.queue import (
     queue_key,
     replies_key,
     reply,
+    settle_claim,
 )
 from webapp.workers.queue_pool import LOST, QueuePool
 
@@ -155,5 +158,118 @@ def test_without_redis_a_job_is_refused_and_health_says_why() -> None:
             pool.submit(job("1"))
         stats = pool.stats()
         assert stats["alive"] == 0 and stats["redis"].startswith("unavailable")
+    finally:
+        pool.close()
+
+
+def host_ends(client: redis.Redis, payload: dict[str, Any], error: str) -> None:
+    """What a host does once an engine search ended: its claim settled, everyone told."""
+    uid = payload["uid"]
+    for pool_uid in [payload["reply_to"], *settle_claim(client, payload["game_id"],
+                                                        payload["moves"], uid)]:  # fmt: skip
+        client.rpush(replies_key(pool_uid), reply(uid, None, error))
+
+
+def test_a_second_process_asking_the_same_engine_search_follows_it(
+    pool: QueuePool, redis_url: str, client: redis.Redis
+) -> None:
+    other = QueuePool(redis_url, queue_limit=3)
+    other.on_result = Results()
+    other.start()
+    try:
+        pool.submit(job("12", game_id="g1"))
+        followed = job("12", game_id="g1")
+        other.submit(followed)
+        [payload] = waiting(client)  # one search queued for both
+        assert payload["reply_to"] == pool.uid
+        other.submit(job("4", game_id="g2"))  # another game's is queued as ever
+        assert len(waiting(client)) == 2
+
+        host_ends(client, payload, "engine move: the game moved on")
+        theirs: Results = other.on_result  # type: ignore[assignment]
+        assert theirs.event.wait(30)
+        assert theirs.got == [(followed, None, "engine move: the game moved on")]
+        # The same position asked again (an undo, the same move) is searched anew.
+        again = job("12", game_id="g1")
+        other.submit(again)
+        assert [p["reply_to"] for p in waiting(client)][-1] == other.uid
+    finally:
+        other.close()
+
+
+def test_a_cancelled_engine_search_is_not_followed(pool: QueuePool, client: redis.Redis) -> None:
+    first = job("12", game_id="g1")
+    pool.submit(first)
+    pool.cancel(first.id)
+    pool.submit(job("12", game_id="g1"))
+    assert len(waiting(client)) == 2
+
+
+def test_a_waiting_job_is_told_its_place_in_the_shared_queue(
+    pool: QueuePool, redis_url: str, client: redis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(queue_pool_module, "PLACES_SECONDS", 0.05)
+    places: list[tuple[str, int]] = []
+    told = threading.Event()
+
+    def on_queued(queued: SearchJob, place: int) -> None:
+        places.append((queued.moves, place))
+        told.set()
+
+    other = QueuePool(redis_url, queue_limit=3)
+    other.on_queued = on_queued
+    other.start()
+    try:
+        pool.submit(job("1", game_id="g1"))  # another process's, ahead of it
+        mine = job("2", game_id="g2")
+        other.submit(mine)
+        assert told.wait(30)
+        assert places[0] == ("2", 2) and other.position(mine.id) == 2
+        client.lpop(queue_key(PLAY))  # a host took the first
+        wait_until(lambda: ("2", 1) in places)
+        assert other.position(mine.id) == 1
+    finally:
+        other.close()
+
+
+def test_a_browsers_search_bound_holds_across_processes(redis_url: str) -> None:
+    pools = [QueuePool(redis_url, owner_limit=2, game_limit=8) for _ in range(2)]
+    try:
+        first = job("1", priority=Priority.ANALYSIS, owner="browser", game_id="a")
+        pools[0].submit(first)
+        pools[1].submit(job("2", priority=Priority.ANALYSIS, owner="browser", game_id="b"))
+        assert not pools[0].has_room(Priority.ANALYSIS, owner="browser")
+        with pytest.raises(PoolBusy, match="you already have 2 searches"):
+            pools[1].submit(job("3", priority=Priority.ANALYSIS, owner="browser", game_id="c"))
+        assert pools[1].has_room(Priority.ANALYSIS, owner="another browser")
+        assert pools[1].has_room(Priority.ENGINE, owner="browser")  # moves are bound apart
+        pools[0].cancel(first.id)  # settled: its place is free, in every process
+        assert pools[1].has_room(Priority.ANALYSIS, owner="browser")
+        pools[1].submit(job("3", priority=Priority.ANALYSIS, owner="browser", game_id="c"))
+    finally:
+        for each in pools:
+            each.close()
+
+
+def test_the_depths_a_host_kept_are_read_for_the_position_asked(
+    pool: QueuePool, client: redis.Redis
+) -> None:
+    rows = [{"moves": "12", "depth": 1}, {"moves": "12", "depth": 2}]
+    client.rpush(depths_key("g1"), json.dumps({"moves": "1", "depth": 5}))
+    client.rpush(depths_key("g1"), *[json.dumps(row) for row in rows])
+    assert pool.depths("g1", "12") == rows
+    assert pool.depths("g2", "12") == []
+
+
+def test_an_engine_search_refused_by_a_bound_leaves_no_claim_behind(
+    redis_url: str, client: redis.Redis
+) -> None:
+    pool = QueuePool(redis_url, owner_limit=1)
+    try:
+        pool.submit(job("1", owner="browser", game_id="g1"))
+        with pytest.raises(PoolBusy, match="you already have 1 searches"):
+            pool.submit(job("2", owner="browser", game_id="g2"))
+        assert not client.exists(engine_key("g2", "2"))  # another process may ask it anew
+        assert client.exists(engine_key("g1", "1"))
     finally:
         pool.close()

@@ -120,13 +120,14 @@ class Searches:
         place = None if job is None else self.pool.position(job.id)
         return None if place is None else {"game_id": game_id, "position": place, "kind": ENGINE}
 
-    def depths_so_far(self, game_id: str) -> list[dict[str, Any]]:
-        """The ``thinking`` rows the game's current engine search has sent, oldest first."""
+    def depths_so_far(self, game_id: str, moves: str) -> list[dict[str, Any]]:
+        """The ``thinking`` rows the game's current engine search (at ``moves``) has sent,
+        oldest first: this process's own, else those a search host keeps for the cluster."""
         with self._guard:
             task = self._engine.get(game_id)
-            if task is None or task.job is None or task.rows_of is not task.job:
-                return []
-            return list(task.rows)
+            if task is not None and task.job is not None and task.rows_of is task.job:
+                return list(task.rows)
+        return self.pool.depths(game_id, moves)
 
     def has_room(self, record: GameRecord) -> bool:
         """True when the pool would take this game's next engine search."""

@@ -160,7 +160,11 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         search_pool(app)
         if redis_url is None
         else QueuePool(
-            redis_url, app.config["SEARCH_QUEUE_LIMIT"], app.config["SEARCH_ANALYSIS_LIMIT"]
+            redis_url,
+            app.config["SEARCH_QUEUE_LIMIT"],
+            app.config["SEARCH_ANALYSIS_LIMIT"],
+            owner_limit=app.config["SEARCH_OWNER_LIMIT"],
+            game_limit=app.config["SEARCH_GAME_LIMIT"],
         )
     )
     service = GameService(

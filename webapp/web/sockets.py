@@ -79,7 +79,8 @@ def on_join(payload: Payload) -> Payload:
     emit(protocol.STATE, state)
     if state["scores"] is not None:  # the live position's scores so far
         emit(protocol.SCORES, state["scores"])
-    for row in service().searches.depths_so_far(game_id):  # a search under way: its depths so far
+    # A search under way (through any process): its depths so far.
+    for row in service().searches.depths_so_far(game_id, state["moves"]):
         emit(protocol.THINKING, row)
     service().wake(game_id)  # a game left waiting for the engine (e.g. by a restart)
     queued = service().searches.queued(game_id)

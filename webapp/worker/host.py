@@ -20,13 +20,18 @@ A Dramatiq thread only waits: the search runs in the pool's processes.
   kept for moves; a move preempts it), its result sent back to the web
   process that asked (which sends it on to its client).
 
-Every room is reached through Flask-SocketIO's message queue (``emit``).
+Every room is reached through Flask-SocketIO's message queue (``emit``); the
+depths of an engine search are also kept in Redis for the length of the search
+(``queue.depths_key``), so that a page joining through any web process gets
+them. An engine search ended (moved on or cancelled) is told to the web
+process that asked and to those that followed it (``queue.engine_key``).
 A cancelled job (its cancel key, see ``watch.py``) stops within a second;
 a job still running when the host stops is put back on its queue.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import socket
@@ -37,6 +42,7 @@ from typing import Any
 import dramatiq
 import redis
 
+from webapp import protocol
 from webapp.services.locks import Emit, GameLocks
 from webapp.services.searches import Searches
 from webapp.services.state import engine_to_move
@@ -50,11 +56,13 @@ from webapp.workers.queue import (
     HEARTBEAT_TIMEOUT,
     KEY_SECONDS,
     PLAY,
+    depths_key,
     job_of,
     make_broker,
     message_of,
     replies_key,
     reply,
+    settle_claim,
 )
 
 log = logging.getLogger(__name__)
@@ -106,7 +114,7 @@ class SearchHost:
         self.redis = redis.Redis.from_url(url, socket_timeout=5.0)
         self.pool = SearchPool(max(1, concurrency), warm_up=warm_up, search_fn=search_fn)
         self.locks = GameLocks()
-        self.searches = Searches(store, self.pool, emit, self.locks, seed)
+        self.searches = Searches(store, self.pool, self._emit, self.locks, seed)
         self._route_callbacks()
         self.watch = Watch(self.redis, self.host_id, self.pool.stats)
         threads = {PLAY: self.pool.size, ANALYSIS: max(1, self.pool.size - self.pool.reserve)}
@@ -170,12 +178,20 @@ class SearchHost:
             self.watch.untrack(uid)
         if outcome == HANDED_BACK:
             self._hand_back(payload)
-        elif outcome == MOVED_ON:
-            game_id = payload["game_id"]
+            return
+        game_id = payload["game_id"]
+        if outcome == MOVED_ON:
             self.watch.watch_scores(
                 game_id, payload["epoch"], lambda: self.searches.live.stop(game_id)
             )
-            self._reply(payload, None, f"engine move: {outcome}")
+        try:
+            self.redis.delete(depths_key(game_id))
+            followers = settle_claim(self.redis, game_id, payload["moves"], uid)
+        except redis.RedisError as err:
+            log.error("engine search %s: its followers not told: %s", uid, err)
+            followers = []
+        for pool_uid in [payload["reply_to"], *followers]:
+            self._reply(payload | {"reply_to": pool_uid}, None, f"engine move: {outcome}")
 
     def _play(self, payload: dict[str, Any], cancelled: threading.Event) -> str:
         """Search until the game has moved on from the position asked for (by this host's
@@ -194,6 +210,8 @@ class SearchHost:
                     log.error("engine move in %s waits for the store: %s", game_id, err)
                     record, failed = None, True
                 here = record is not None and record.moves == moves and engine_to_move(record)
+                if here and not self.searches.thinking(game_id):
+                    self._forget_depths(game_id)  # a new search: the last one's are moot
                 # A second message for a game this host searches waits for that search.
                 # Once started, the engine's options are scored here as on one server:
                 # they go with its move, or join it once their pass is in.
@@ -271,6 +289,25 @@ class SearchHost:
             on_result,
             on_queued,
         )
+
+    def _emit(self, event: str, payload: dict[str, Any], room: str) -> None:
+        """Emit to the room; an engine search's depths are also kept for pages joining."""
+        if event == protocol.THINKING:
+            try:
+                key = depths_key(room)
+                with self.redis.pipeline() as pipe:
+                    pipe.rpush(key, json.dumps(payload))
+                    pipe.expire(key, KEY_SECONDS)
+                    pipe.execute()
+            except redis.RedisError as err:
+                log.warning("depths in %s not kept: %s", room, err)
+        self.emit(event, payload, room)
+
+    def _forget_depths(self, game_id: str) -> None:
+        try:
+            self.redis.delete(depths_key(game_id))
+        except redis.RedisError as err:
+            log.warning("depths in %s not dropped: %s", game_id, err)
 
     def _reply(
         self, payload: dict[str, Any], result: dict[str, Any] | None, error: str | None

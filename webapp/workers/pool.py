@@ -226,6 +226,10 @@ class SearchPool:
                     return place
         return None
 
+    def depths(self, game_id: str, moves: str) -> list[dict[str, Any]]:
+        """None kept here: one server's service keeps the depths of its own searches."""
+        return []
+
     def cancel(self, job_id: int) -> None:
         """Forget a job: drop it from the queue or stop its search. Unknown ids are ignored."""
         with self._lock:

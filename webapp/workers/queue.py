@@ -19,6 +19,14 @@ Beside the broker's own keys (``NAMESPACE:play`` ...), a few plain keys:
                         host drops the scores it computes for a position left
 * ``replies_key(pool)`` a list a web process reads: "job uid is settled"
 * ``HOSTS``             a hash of host id -> its last heartbeat (``/healthz``)
+* ``engine_key(game, moves)``  the engine search asked for a game's position: "uid
+                        [message id]". A second web process asking the same search
+                        follows it (``followers_key(uid)``: its pool's uid) instead
+                        of queueing another; the host that ends it tells them all
+* ``depths_key(game)``  the ``thinking`` rows of the game's engine search so far
+                        (a host appends them), replayed to a page joining anywhere
+* ``count_key(...)``    searches not settled per owner and per game, every web
+                        process's together: the per-browser bounds of the cluster
 """
 
 from __future__ import annotations
@@ -62,6 +70,70 @@ def epoch_key(game_id: str) -> str:
 
 def replies_key(pool_uid: str) -> str:
     return f"{NAMESPACE}:replies:{pool_uid}"
+
+
+def engine_key(game_id: str, moves: str) -> str:
+    return f"{NAMESPACE}:engine:{game_id}:{moves}"
+
+
+def followers_key(uid: str) -> str:
+    return f"{NAMESPACE}:followers:{uid}"
+
+
+def depths_key(game_id: str) -> str:
+    return f"{NAMESPACE}:depths:{game_id}"
+
+
+def count_key(queue: str, what: str, name: str) -> str:
+    """The counter of ``queue``'s searches not settled for one owner or game (``what``)."""
+    return f"{NAMESPACE}:count:{queue}:{what}:{name}"
+
+
+#: Claim a game position's engine search (KEYS[1] its ``engine_key``; ARGV: the new
+#: claim, its seconds, the followers' key prefix, this pool's uid). Nil: claimed, queue
+#: it. Otherwise the claim held ("uid [message id]"), which this pool now follows.
+CLAIM = """
+local held = redis.call("get", KEYS[1])
+if not held then
+  redis.call("set", KEYS[1], ARGV[1], "EX", ARGV[2])
+  return nil
+end
+local followers = ARGV[3] .. string.match(held, "^(%S+)")
+redis.call("sadd", followers, ARGV[4])
+redis.call("expire", followers, ARGV[2])
+return held
+"""
+#: The claimed search is queued as message ARGV[2] (KEYS[1] the claim, ARGV[1] its uid).
+MARK = """
+if redis.call("get", KEYS[1]) == ARGV[1] then
+  redis.call("set", KEYS[1], ARGV[1] .. " " .. ARGV[2], "KEEPTTL")
+end
+"""
+#: An engine search ends (KEYS: its claim, its followers; ARGV[1]: its uid): the claim
+#: goes if it is still this search's, and (ARGV[2] "1") the followers to tell are returned.
+SETTLE = """
+local held = redis.call("get", KEYS[1])
+if held and string.match(held, "^(%S+)") == ARGV[1] then
+  redis.call("del", KEYS[1])
+end
+if ARGV[2] ~= "1" then
+  return {}
+end
+local followers = redis.call("smembers", KEYS[2])
+redis.call("del", KEYS[2])
+return followers
+"""
+
+
+def settle_claim(
+    client: Any, game_id: str, moves: str, uid: str, followers: bool = True
+) -> list[str]:
+    """End the claim of engine search ``uid`` so that nobody follows it from now on; the
+    pools that followed it (their uids), taken: the caller tells them. ``followers``
+    False leaves them to whoever ends the search (a cancel: the host replies)."""
+    keys = [engine_key(game_id, moves), followers_key(uid)]
+    told = client.eval(SETTLE, len(keys), *keys, uid, "1" if followers else "0")
+    return [each.decode() if isinstance(each, bytes) else str(each) for each in told]
 
 
 def queue_key(queue: str) -> str:

@@ -13,8 +13,14 @@ what changes behind it:
   on and forgets its search, or, if the game still waits, tries again;
 * an analysis (or a scores search) is run by a host and its result comes back
   here, to ``on_result``, and the service sends it on as in one process;
-* ``on_progress`` and ``on_queued`` are never called: the host streams the
-  depths to the room itself, and places in a shared queue are not told;
+* ``on_progress`` is never called: the host streams the depths to the room
+  itself and keeps them in Redis (``depths``: a page joining anywhere gets them);
+* ``on_queued`` is called, about every ``PLACES_SECONDS``, with a waiting job's
+  place in its shared queue when it changed (among the first ``PLACES_SCANNED``);
+* an engine search another web process already queued for the same game and
+  position is followed, not queued again: its end is told to both;
+* per owner and per game, searches not settled are counted in Redis across
+  every web process (``owner_limit``, ``game_limit``), as one pool bounds them;
 * ``cancel`` sets the job's cancel key, which the host running it polls.
 
 Replies come back on a Redis list of this pool's own, read by one thread; a
@@ -49,11 +55,17 @@ from webapp.workers.jobs import (
 )
 from webapp.workers.queue import (
     ANALYSIS,
+    CLAIM,
     HOST_SECONDS,
     HOSTS,
     KEY_SECONDS,
+    MARK,
+    NAMESPACE,
     PLAY,
     cancel_key,
+    count_key,
+    depths_key,
+    engine_key,
     epoch_key,
     job_payload,
     make_broker,
@@ -62,6 +74,7 @@ from webapp.workers.queue import (
     queue_of,
     replies_key,
     reply,
+    settle_claim,
 )
 
 log = logging.getLogger(__name__)
@@ -76,6 +89,15 @@ SWEEP_SECONDS = 10.0
 LOST_SECONDS = 10.0
 #: The error ``on_result`` gets for a lost job.
 LOST = "the search's reply was lost"
+#: The error followers of an engine search get when its asker could not queue it.
+NOT_QUEUED = "the search was not queued"
+#: Seconds between two looks at the places of this process's waiting jobs...
+PLACES_SECONDS = 1.0
+#: ...among the first this many messages of a queue (a place past them is not told).
+PLACES_SCANNED = 50
+#: Seconds a per-owner or per-game counter outlives its last change (a web process that
+#: died with searches under way holds its share of them for at most this long).
+COUNT_SECONDS = 600
 
 
 def _ignore(*_: Any) -> None:
@@ -92,9 +114,15 @@ class QueuePool:
     """
 
     def __init__(
-        self, url: str, queue_limit: int = 2000, analysis_limit: int | None = None
+        self,
+        url: str,
+        queue_limit: int = 2000,
+        analysis_limit: int | None = None,
+        owner_limit: int = 32,
+        game_limit: int = 8,
     ) -> None:
         self.url, self.queue_limit = url, queue_limit
+        self.owner_limit, self.game_limit = owner_limit, game_limit
         self.limits = {PLAY: queue_limit, ANALYSIS: analysis_limit or queue_limit}
         self.size = 0  # searches at once are the hosts' (see stats)
         self.uid = uuid4().hex  # names this process's reply list
@@ -112,6 +140,9 @@ class QueuePool:
         self._by_uid: dict[str, int] = {}
         self._messages: dict[int, str] = {}  # job id -> its message's id in the broker
         self._gone: dict[int, float] = {}  # job id -> when its message was first seen gone
+        self._counted: dict[int, list[str]] = {}  # job id -> the counters it holds a unit of
+        self._claimed: dict[int, str] = {}  # job id -> the claim it leads (engine searches)
+        self._told: dict[int, int] = {}  # job id -> the place last told
         self._closed = False
         self._done = threading.Event()
         self._started = False
@@ -144,6 +175,10 @@ class QueuePool:
             self._closed = True
             self._jobs.clear()
             self._by_uid.clear()
+            counted = [key for keys in self._counted.values() for key in keys]
+            self._counted.clear()
+        with contextlib.suppress(redis.RedisError):
+            self._uncount(counted)
         if self._started:
             with contextlib.suppress(redis.RedisError):  # wakes the reader: it ends at once
                 self.redis.rpush(replies_key(self.uid), reply("", None, None))
@@ -166,36 +201,75 @@ class QueuePool:
                 raise PoolBusy("the search pool is shut down")
             job.id = next(self._ids)
             self._jobs[job.id], self._by_uid[uid] = (job, uid), job.id  # before a quick reply
+        claim = engine_key(job.game_id, job.moves) if job.priority == Priority.ENGINE else ""
         try:
+            if claim and job.game_id:
+                held = self.redis.eval(CLAIM, 1, claim, uid, KEY_SECONDS,
+                                       f"{NAMESPACE}:followers:", self.uid)  # fmt: skip
+                if held is not None and self._follow(job, uid, held.decode()):
+                    return job.id
+                with self._lock:
+                    self._claimed[job.id] = claim
+            self._count(job)
             epoch = self._bump_epoch(job) if job.priority == Priority.ENGINE else None
             sent = self.broker.enqueue(message_of(job_payload(job, uid, self.uid, epoch)))
+            message = sent.options["redis_message_id"]
+            if claim and job.game_id:
+                self.redis.eval(MARK, 1, claim, uid, message)  # followers can watch it too
         except redis.RedisError as err:
-            self._forget(job.id)
+            self._release(self._forget(job.id), unclaim=True)
             raise PoolBusy(f"the search queue is unavailable ({type(err).__name__})") from None
+        except PoolBusy:
+            self._release(self._forget(job.id), unclaim=True)
+            raise
         with self._lock:
             if job.id in self._jobs:
-                self._messages[job.id] = sent.options["redis_message_id"]
+                self._messages[job.id] = message
         return job.id
+
+    def depths(self, game_id: str, moves: str) -> list[dict[str, Any]]:
+        """The ``thinking`` rows the game's engine search at ``moves`` has sent so far,
+        whichever web process asked for it and whichever host runs it."""
+        try:
+            rows = [json.loads(row) for row in self.redis.lrange(depths_key(game_id), 0, -1)]
+        except redis.RedisError:
+            return []
+        return [row for row in rows if row.get("moves") == moves]
 
     def has_room(
         self, priority: Priority = Priority.ENGINE, owner: str = "", game_id: str = ""
     ) -> bool:
-        """True when ``submit`` of such a job would be accepted now (the queue's bound only:
-        per-owner and per-game bounds are the hosts' own pools')."""
-        return not self._closed and self._room_in(queue_of(priority))
+        """True when ``submit`` of such a job would be accepted now: its queue's bound, and
+        the owner's and the game's searches in the whole cluster."""
+        if self._closed or not self._room_in(queue_of(priority)):
+            return False
+        if priority == Priority.SCORES:
+            return True
+        bounds = self._bounds(priority, owner, game_id)
+        if not bounds:
+            return True
+        try:
+            counts = self.redis.mget([key for key, _, _ in bounds])
+        except redis.RedisError:
+            return False
+        return all(int(n or 0) < limit for n, (_, limit, _) in zip(counts, bounds, strict=True))
 
     def position(self, job_id: int) -> int | None:
-        """None: places in the shared queue are not told."""
-        return None
+        """A waiting job's place in its shared queue (1 = next), or None if it is not
+        waiting (or past the first ``PLACES_SCANNED``)."""
+        return self._places([job_id]).get(job_id)
 
     def cancel(self, job_id: int) -> None:
         """Forget a job and tell the hosts (a running search stops within a second)."""
-        entry = self._forget(job_id)
-        if entry is None:
+        forgotten = self._forget(job_id)
+        self._release(forgotten)
+        if forgotten is None:
             return
-        job, uid = entry
+        job, uid = forgotten[0], forgotten[1]
         job.cancelled = True
         try:
+            if job.priority == Priority.ENGINE and job.game_id:  # a new ask searches anew
+                settle_claim(self.redis, job.game_id, job.moves, uid, followers=False)
             self.redis.set(cancel_key(uid), 1, ex=KEY_SECONDS)
             if job.priority == Priority.ENGINE:
                 self._bump_epoch(job)
@@ -243,14 +317,134 @@ class QueuePool:
             epoch, _ = pipe.execute()
         return int(epoch)
 
-    def _forget(self, job_id: int) -> tuple[SearchJob, str] | None:
+    def _follow(self, job: SearchJob, uid: str, held: str) -> bool:
+        """Make ``job`` wait for the engine search another process claimed (``held``: "uid
+        [message id]"); False if it is this process's own (then ``job`` claims anew)."""
+        leader, _, message = held.partition(" ")
+        with self._lock:
+            if leader in self._by_uid:
+                self.redis.set(engine_key(job.game_id, job.moves), uid, ex=KEY_SECONDS)
+                return False
+            self._by_uid.pop(uid, None)
+            if job.id not in self._jobs:
+                return True  # cancelled meanwhile
+            self._jobs[job.id], self._by_uid[leader] = (job, leader), job.id
+            if message:
+                self._messages[job.id] = message
+        log.info("engine search in %s: following %s, queued by another process", job.game_id,
+                 leader)  # fmt: skip
+        return True
+
+    def _bounds(self, priority: Priority, owner: str, game_id: str) -> list[tuple[str, int, str]]:
+        """The counters a job of this kind takes a unit of: (key, limit, why refused)."""
+        queue = queue_of(priority)
+        bounds = []
+        if owner:
+            why = f"you already have {self.owner_limit} searches waiting"
+            bounds.append((count_key(queue, "owner", owner), self.owner_limit, why))
+        if game_id:
+            why = f"this game already has {self.game_limit} searches waiting"
+            bounds.append((count_key(queue, "game", game_id), self.game_limit, why))
+        return bounds
+
+    def _count(self, job: SearchJob) -> None:
+        """Take a unit of the job's counters; PoolBusy (and none taken) past a bound."""
+        if job.priority == Priority.SCORES:
+            return  # shed by the hosts, never refused
+        bounds = self._bounds(job.priority, job.owner, job.game_id)
+        if not bounds:
+            return
+        with self.redis.pipeline() as pipe:
+            for key, _, _ in bounds:
+                pipe.incr(key)
+                pipe.expire(key, COUNT_SECONDS)
+            counts = pipe.execute()[::2]
+        keys = [key for key, _, _ in bounds]
+        for taken, (_, limit, why) in zip(counts, bounds, strict=True):
+            if int(taken) > limit:
+                self._uncount(keys)
+                raise PoolBusy(why)
+        with self._lock:
+            self._counted[job.id] = keys
+
+    def _uncount(self, keys: list[str]) -> None:
+        if not keys:
+            return
+        with self.redis.pipeline() as pipe:
+            for key in keys:
+                pipe.decr(key)
+            counts = pipe.execute()
+        empty = [key for key, count in zip(keys, counts, strict=True) if int(count) <= 0]
+        if empty:
+            self.redis.delete(*empty)
+
+    def _forget(self, job_id: int) -> tuple[SearchJob, str, list[str], str] | None:
+        """Drop a job from this pool's books: (job, uid, its counters, its claim)."""
         with self._lock:
             entry = self._jobs.pop(job_id, None)
             self._messages.pop(job_id, None)
             self._gone.pop(job_id, None)
-            if entry is not None:
-                self._by_uid.pop(entry[1], None)
-            return entry
+            self._told.pop(job_id, None)
+            counted = self._counted.pop(job_id, [])
+            claim = self._claimed.pop(job_id, "")
+            if entry is None:
+                return None
+            self._by_uid.pop(entry[1], None)
+            return entry[0], entry[1], counted, claim
+
+    def _release(
+        self, forgotten: tuple[SearchJob, str, list[str], str] | None, unclaim: bool = False
+    ) -> None:
+        """Give back the counters of a forgotten job (Redis errors: they expire); ``unclaim``:
+        it was never queued, so its claim goes and whoever followed it hears so (and asks
+        again)."""
+        if forgotten is None:
+            return
+        job, uid, counted, claim = forgotten
+        with contextlib.suppress(redis.RedisError):
+            self._uncount(counted)
+            if unclaim and claim:
+                for follower in settle_claim(self.redis, job.game_id, job.moves, uid):
+                    self.redis.rpush(replies_key(follower), reply(uid, None, NOT_QUEUED))
+
+    def _places(self, job_ids: list[int]) -> dict[int, int]:
+        """The places (1 = next) of those jobs that wait among their queue's first messages."""
+        with self._lock:
+            asked = [
+                (i, self._messages[i], self._jobs[i][0]) for i in job_ids if i in self._messages
+            ]
+        if not asked:
+            return {}
+        try:
+            with self.redis.pipeline(transaction=False) as pipe:
+                for _, message, job in asked:
+                    queue = queue_key(queue_of(job.priority))
+                    lpos = ("LPOS", queue, message, "MAXLEN", PLACES_SCANNED)
+                    pipe.execute_command(*lpos)  # type: ignore[no-untyped-call]
+                found = pipe.execute()
+        except redis.RedisError:
+            return {}
+        return {
+            i: int(at) + 1 for (i, _, _), at in zip(asked, found, strict=True) if at is not None
+        }
+
+    def _tell_places(self) -> None:
+        """``on_queued`` for each waiting job whose place changed since last told."""
+        with self._lock:
+            waiting = list(self._messages)[:PLACES_SCANNED]
+        for job_id, place in sorted(self._places(waiting).items(), key=lambda item: item[1]):
+            with self._lock:
+                entry = self._jobs.get(job_id)
+                if entry is None or self._told.get(job_id) == place:
+                    continue
+                self._told[job_id] = place
+            with self._gate:
+                if self._closed:
+                    return
+                try:
+                    self.on_queued(entry[0], place)
+                except Exception:  # a callback's bug must not stop the replies
+                    log.exception("search queue: on_queued failed for job %d", job_id)
 
     def _sweep(self) -> None:
         """Report the jobs whose message left the queue long ago with no reply as LOST."""
@@ -273,17 +467,27 @@ class QueuePool:
                     lost.append(self._jobs[job_id][1])
         for uid in lost:
             log.warning("search %s: no reply and no message: reported lost", uid)
+            with self._lock:
+                lost_id = self._by_uid.get(uid)
+                job = None if lost_id is None else self._jobs[lost_id][0]
+                claim = "" if lost_id is None else self._claimed.get(lost_id, "")
+            if job is not None and claim:  # its followers are told too; a new ask searches anew
+                for follower in settle_claim(self.redis, job.game_id, job.moves, uid):
+                    self.redis.rpush(replies_key(follower), reply(uid, None, LOST))
             self._settle({"uid": uid, "result": None, "error": LOST})
 
     def _listen(self) -> None:
         key = replies_key(self.uid)
-        swept = time.monotonic()
+        swept = placed = time.monotonic()
         try:
             while not self._closed:
                 if time.monotonic() - swept >= SWEEP_SECONDS:
                     swept = time.monotonic()
                     with contextlib.suppress(redis.RedisError):
                         self._sweep()
+                if time.monotonic() - placed >= PLACES_SECONDS:
+                    placed = time.monotonic()
+                    self._tell_places()
                 try:
                     item = self._listener.blpop([key], timeout=LISTEN_SECONDS)
                 except redis.RedisError as err:
@@ -298,9 +502,11 @@ class QueuePool:
     def _settle(self, answer: dict[str, Any]) -> None:
         with self._lock:
             job_id = self._by_uid.get(answer["uid"])
-        entry = None if job_id is None else self._forget(job_id)
-        if entry is None:
+        forgotten = None if job_id is None else self._forget(job_id)
+        self._release(forgotten)
+        if forgotten is None:
             return  # cancelled meanwhile (or a job a host ran twice)
+        entry = forgotten[0], forgotten[1]
         with self._gate:
             if self._closed:
                 return
