@@ -18,16 +18,21 @@ from webapp.web.app import create_app, service_of
 WAIT = 60.0
 
 
-def make_app(database: Path, **config: Any) -> Flask:
-    """An app on ``database`` with one search worker, no warm-up, repeatable tie-breaks."""
-    settings = {
+def make_app(database: Path | str, **config: Any) -> Flask:
+    """An app on ``database`` (a SQLite file, or a PostgreSQL URL) with one search worker,
+    no warm-up, repeatable tie-breaks; its identity secret beside a file, fixed for a URL
+    (an app made again on the same database must know the same browsers)."""
+    settings: dict[str, Any] = {
         "TESTING": True,
         "DATABASE": str(database),
         "SEARCH_WORKERS": 1,
         "SEARCH_WARMUP": False,
         "SEARCH_SEED": 0,
-        "SECRET_KEY_FILE": str(database.parent / "secret_key"),
     }
+    if isinstance(database, Path):
+        settings["SECRET_KEY_FILE"] = str(database.parent / "secret_key")
+    else:
+        settings["SECRET_KEY"] = "tests: the same secret for every app on this database"
     return create_app(settings | config)
 
 
