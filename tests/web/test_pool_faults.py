@@ -27,6 +27,7 @@ def pools(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pools]:
     yield from open_pools(tmp_path, monkeypatch)
 
 
+@pytest.mark.slow
 def test_a_dead_workers_job_fails_and_the_worker_is_replaced_past_ten_kills(
     pools: Pools,
 ) -> None:

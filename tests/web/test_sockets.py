@@ -224,6 +224,7 @@ def test_undo_takes_back_the_move_and_the_engines_reply(start: Start, watch: Wat
     assert back["status"] == "playing" and back["last_engine_move"] is None
 
 
+@pytest.mark.slow
 def test_undo_while_the_engine_thinks_cancels_its_search(held: MakeHeld) -> None:
     app, holds = held()
     state, player = seated(app, "connect4")
@@ -438,6 +439,7 @@ def test_no_analysis_of_a_finished_game(start: Start, app: Flask) -> None:
     assert refused(app, player, state["id"], protocol.ANALYSE, payload) == protocol.GAME_OVER
 
 
+@pytest.mark.slow
 def test_one_analysis_at_a_time_and_leaving_cancels_it(held: MakeHeld) -> None:
     app, holds = held()
     state, _ = seated(app, "connect4")
@@ -454,6 +456,7 @@ def test_one_analysis_at_a_time_and_leaving_cancels_it(held: MakeHeld) -> None:
 # -- a full server ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_full_queue_refuses_moves_and_a_waiting_search_is_told_its_place(
     held: MakeHeld,
 ) -> None:
