@@ -115,6 +115,7 @@ def test_an_engine_move_overtakes_a_running_analysis(held: MakeHeld) -> None:
     assert len(holds.runs("tictactoe-start")) == 2
 
 
+@pytest.mark.slow
 def test_a_rematch_refused_as_busy_leaves_the_old_game_searching(held: MakeHeld) -> None:
     app, holds = held(SEARCH_QUEUE_LIMIT=1)
     state, player = seated(app, "connect4")

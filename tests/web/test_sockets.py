@@ -147,6 +147,7 @@ def test_a_spectator_cannot_move(start: Start, watch: Watch, app: Flask) -> None
     assert refused(app, spectator, state["id"], protocol.MOVE, payload) == protocol.SPECTATOR
 
 
+@pytest.mark.slow
 def test_no_move_while_the_engine_is_to_move(held: MakeHeld) -> None:
     app, holds = held()
     state, player = seated(app, "connect4", settings={"engine_plays": "first"})
@@ -155,6 +156,7 @@ def test_no_move_while_the_engine_is_to_move(held: MakeHeld) -> None:
     assert refused(app, player, state["id"], protocol.MOVE, payload) == protocol.NOT_YOUR_TURN
 
 
+@pytest.mark.slow
 def test_a_page_that_joins_during_a_search_gets_its_depths_so_far(held: MakeHeld) -> None:
     app, holds = held()
     state, player = seated(app, "connect4", settings={"engine_plays": "first"})
@@ -299,6 +301,7 @@ def test_settings_change_is_stored_and_broadcast(start: Start, watch: Watch, app
     assert stored(app, state["id"])["settings"] == seen["settings"]
 
 
+@pytest.mark.slow
 def test_a_new_level_applies_to_the_search_under_way(held: MakeHeld) -> None:
     app, holds = held()
     state, player = seated(app, "connect4")
