@@ -2,8 +2,18 @@
 # Set up everything the test suite needs on a fresh machine, then run all of it:
 # lint, types and every test (engine, web, end to end, headless browser).
 # Extra arguments go to pytest, e.g. `bash scripts/test.sh tests/test_search.py`.
+#
+# `bash scripts/test.sh --fast` is the inner loop: the same lint and types, then only
+# the tests not marked `browser` (tests/browser), `scale` (tests/scale) or `slow`
+# (over ~2 s each); see the markers in pyproject.toml. CI (.ci/run) runs everything.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+select=()
+if [ "${1:-}" = "--fast" ]; then
+  shift
+  select=(-m "not browser and not scale and not slow")
+fi
 
 # The browser tests drive Debian's Chromium (never a downloaded browser); the store
 # and scale tests start Debian's PostgreSQL and Redis server programs (tests/servers.py),
@@ -26,4 +36,4 @@ fi
 .venv/bin/ruff check webapp tests
 .venv/bin/ruff format --check webapp tests
 .venv/bin/mypy
-.venv/bin/python -m pytest "$@"
+.venv/bin/python -m pytest "${select[@]}" "$@"

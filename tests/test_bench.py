@@ -12,6 +12,7 @@ from tests.conftest import CONNECT4_DATA
 from webapp.bench.levels import GAMES, MATCHES, PLAYERS, play_game, play_match
 
 
+@pytest.mark.slow
 def test_benchmark_prints_figures_for_each_file_and_both_algorithms(tmp_path: Path) -> None:
     # the pure-Python engine needs a minute for one medium position: the test
     # takes the two easy files, three lines each; the benchmark reads two.
@@ -36,6 +37,7 @@ def test_benchmark_prints_figures_for_each_file_and_both_algorithms(tmp_path: Pa
     assert all(c[-1] == "yes" for c in comparisons)
 
 
+@pytest.mark.slow
 def test_kernel_benchmark_prints_every_section(tmp_path: Path) -> None:
     """Small sizes of every section; the figures' values are the benchmark's business."""
     for name in ("Test_L2_R1", "Test_L1_R1"):
@@ -76,6 +78,7 @@ def test_kernel_benchmark_prints_every_section(tmp_path: Path) -> None:
     assert len(levels) == len(GAMES) * len(MATCHES) and all(r[4] == "2" for r in levels)
 
 
+@pytest.mark.slow
 def test_benchmark_rejects_a_missing_folder() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "webapp.bench", "/nonexistent-folder"],
@@ -84,6 +87,7 @@ def test_benchmark_rejects_a_missing_folder() -> None:
     assert done.returncode == 2 and "not a folder" in done.stderr
 
 
+@pytest.mark.slow
 def test_hard_and_parallel_sections_print_their_rows(tmp_path: Path) -> None:
     """The kernel against BitBully (or the line saying it is not installed), and the
     one-process against two-process move scores, on a few quick positions."""
@@ -153,6 +157,7 @@ def test_without_bitbully_the_hard_section_says_so(
     assert row[1:3] == ["2", "2"] and row[-4:] == ["-", "-", "-", "-"]
 
 
+@pytest.mark.slow
 def test_levels_benchmark_plays_every_match_in_both_games(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "webapp.bench", str(tmp_path), "--sections", "levels",

@@ -7,10 +7,13 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from webapp.bench.flood import Positions
 from webapp.games import new_game
 
 
+@pytest.mark.slow
 def test_a_short_flood_prints_every_figure_and_accounts_for_every_request() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "webapp.bench", "flood", "--minutes", "0.1", "--rate", "120",

@@ -6,12 +6,15 @@ import math
 import subprocess
 import sys
 
+import pytest
+
 from webapp.bench.load import nearest_rank, parse_think
 
 #: Width of the table's first column (the row's label may hold a space).
 LABEL = 14
 
 
+@pytest.mark.slow
 def test_a_small_load_run_prints_a_row_per_scenario_and_every_move_is_answered() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "webapp.bench", "load", "--scenario", "easy,hostile",
@@ -41,6 +44,7 @@ def test_a_small_load_run_prints_a_row_per_scenario_and_every_move_is_answered()
     assert "2 connections sent" in hostile, done.stdout
 
 
+@pytest.mark.slow
 def test_a_server_that_cannot_be_reached_is_the_only_failure() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "webapp.bench", "load", "--url", "http://127.0.0.1:9"],

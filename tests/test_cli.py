@@ -22,6 +22,7 @@ def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_analyze_json_reports_the_whole_minimax_tree_of_tictactoe() -> None:
     done = run("analyze", "tictactoe", "", "--algorithm", "minimax", "--json")
     assert done.returncode == 0, done.stderr
@@ -37,6 +38,7 @@ def test_analyze_json_reports_the_whole_minimax_tree_of_tictactoe() -> None:
     assert len(data["pv"]) == 9 and data["pv"][0] == data["best_move"]
 
 
+@pytest.mark.slow
 def test_analyze_prints_a_readable_report() -> None:
     done = run("analyze", "connect4", "4453", "--depth", "4")
     assert done.returncode == 0, done.stderr
@@ -45,12 +47,14 @@ def test_analyze_prints_a_readable_report() -> None:
     assert "(heuristic)" in done.stdout
 
 
+@pytest.mark.slow
 def test_analyze_connect4_minimax_uses_its_default_depth() -> None:
     done = run("analyze", "connect4", "4453443", "--algorithm", "minimax", "--json")
     data = json.loads(done.stdout)
     assert data["depth"] == 7 and data["algorithm"] == "minimax"
 
 
+@pytest.mark.slow
 def test_analyze_alphabeta_without_limits_is_exact() -> None:
     moves = CONNECT4_DATA.joinpath("Test_L3_R1").read_text().split()[0]
     data = json.loads(run("analyze", "connect4", moves, "--json").stdout)

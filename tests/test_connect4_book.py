@@ -105,6 +105,7 @@ def shipped_sample(count: int, solved: bool, stones: int) -> list[tuple[int, int
     return random.Random(8).sample(rows, min(count, len(rows)))
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("without_book")
 def test_stored_values_and_best_columns_match_a_fresh_solve() -> None:
     """Engine-to-move entries: the exact score and exactly the optimal columns."""
@@ -121,7 +122,7 @@ def test_stored_values_and_best_columns_match_a_fresh_solve() -> None:
 
 
 @pytest.mark.usefixtures("without_book")
-@pytest.mark.parametrize("stones", [7, 8])
+@pytest.mark.parametrize("stones", [7, pytest.param(8, marks=pytest.mark.slow)])
 def test_stored_values_of_opponent_positions_match_a_fresh_solve(stones: int) -> None:
     """Opponent-to-move entries (after an optimal engine move): the exact score."""
     sample = shipped_sample(4, solved=False, stones=stones)
@@ -210,6 +211,7 @@ ROOT = "444444326555"
 LAST = len(ROOT) + 4
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("without_book")
 def test_book_build_solves_every_position_of_its_definition_and_resumes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -298,6 +300,7 @@ def assert_line(moves: str, pv: str) -> None:
     new_game("connect4", moves + pv)
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("without_database")
 def test_a_search_with_limits_tries_the_given_up_columns_again_with_a_larger_budget() -> None:
     """ "41536743" is in the book with its best column; its other columns lie past the book

@@ -73,7 +73,10 @@ def test_exact_scores_match_the_benchmark_files(name: str, count: int, step: int
         assert_legal_line(game, result.pv)
 
 
-@pytest.mark.parametrize(("name", "count", "step"), [("Test_L3_R1", 12, 15), ("Test_L2_R1", 3, 60)])
+@pytest.mark.parametrize(
+    ("name", "count", "step"),
+    [("Test_L3_R1", 12, 15), pytest.param("Test_L2_R1", 3, 60, marks=pytest.mark.slow)],
+)
 def test_exact_scores_match_pure_python(name: str, count: int, step: int) -> None:
     for moves, _ in read_positions(name, count, step):
         game = new_game("connect4", moves)
@@ -202,6 +205,7 @@ def test_node_limit_stops_the_search(algorithm: str) -> None:
 # -- the solver's table, symmetry and cut-offs ----------------------------------------
 
 
+@pytest.mark.slow
 def test_hard_early_positions_without_the_book_score_as_the_sample_says(no_book: None) -> None:
     """The two quickest of the hard sample (bench/hard.py): a few seconds each."""
     for moves, expected in read_positions("Hard_early")[2:4]:
@@ -251,7 +255,7 @@ def test_the_table_keeps_the_heavier_entry_of_a_bucket() -> None:
 # -- root moves (a part of a split root search) ---------------------------------------
 
 
-@pytest.mark.parametrize("book", [False, True])
+@pytest.mark.parametrize("book", [pytest.param(False, marks=pytest.mark.slow), True])
 def test_root_moves_score_only_their_moves_and_as_the_whole_search(book: bool) -> None:
     """Each part's scores are the whole search's; the best move is the parts' best."""
     if not book:
@@ -271,7 +275,7 @@ def test_root_moves_score_only_their_moves_and_as_the_whole_search(book: bool) -
         native.load_book()
 
 
-@pytest.mark.parametrize("book", [False, True])
+@pytest.mark.parametrize("book", [False, pytest.param(True, marks=pytest.mark.slow)])
 def test_a_scores_only_solve_gives_the_whole_search_scores_and_no_line(book: bool) -> None:
     """``Limits(line=False)`` (a scores pass): the same exact scores, score and a best move;
     no line past that move. With the book: "", "4453" and "7424" are book positions (the
@@ -298,6 +302,7 @@ def test_a_scores_only_solve_gives_the_whole_search_scores_and_no_line(book: boo
         native.load_book()
 
 
+@pytest.mark.slow
 def test_a_scores_only_solve_of_a_book_score_skips_the_line_past_the_book() -> None:
     """The player's position "7424" is in the book as a score, its moves as entries: the
     scores cost a few nodes, where the solve and its line go on past the book's last stone."""

@@ -76,6 +76,7 @@ def test_the_kernel_solves_random_late_positions_as_the_python_reference() -> No
 # -- honest minimax ----------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_perfect_minimax_tictactoe_through_the_web_settings_counts_the_whole_tree() -> None:
     settings = merge_settings({"algorithm": "minimax", "level": "perfect"}, DEFAULT_SETTINGS)
     limits = search_limits(settings, "tictactoe")

@@ -17,6 +17,7 @@ import time
 import tomllib
 from pathlib import Path
 
+import pytest
 import requests
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,6 +46,7 @@ def run(*command: str | Path, cwd: Path = ROOT) -> None:
     subprocess.run([str(part) for part in command], cwd=cwd, check=True, timeout=WAIT)
 
 
+@pytest.mark.slow
 def test_an_installed_wheel_serves_pages_and_static_files(tmp_path: Path) -> None:
     wheels, fresh, elsewhere = tmp_path / "wheels", tmp_path / "venv", tmp_path / "elsewhere"
     elsewhere.mkdir()

@@ -49,6 +49,7 @@ def assert_pv_is_legal(game: Game, pv: str) -> Game:
 # -- tic-tac-toe: the whole game ------------------------------------------------
 
 
+@pytest.mark.slow
 def test_minimax_visits_549946_nodes_from_the_empty_board() -> None:
     result = search(TicTacToe(), "minimax", move_scores=True, native=False)
     assert result.nodes == 549_946
@@ -67,6 +68,7 @@ def test_alphabeta_solves_the_empty_board_with_far_fewer_nodes() -> None:
     assert final.is_terminal() and final.terminal_score() == 0
 
 
+@pytest.mark.slow
 def test_alphabeta_agrees_with_minimax_on_every_reachable_position() -> None:
     for game in all_tictactoe_positions():
         if game.is_terminal():
@@ -208,6 +210,7 @@ def test_time_limit_stops_the_search_with_a_completed_depth() -> None:
     assert result.best_move is not None
 
 
+@pytest.mark.slow
 def test_ties_are_broken_at_random_but_repeatably() -> None:
     game = TicTacToe()  # every first move draws
     moves = {search(game, "alphabeta", seed=s, native=False).best_move for s in range(30)}

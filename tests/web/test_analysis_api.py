@@ -60,6 +60,7 @@ def tictactoe_positions() -> dict[str, str]:
     return {moves: moves for moves in seen.values()}
 
 
+@pytest.mark.slow
 def test_tictactoe_scores_match_the_pure_python_engine_in_every_position(
     open_app: Flask,
 ) -> None:
@@ -88,6 +89,7 @@ def benchmark_positions() -> list[tuple[str, int]]:
     return chosen
 
 
+@pytest.mark.slow
 def test_connect4_scores_match_the_benchmark_files(open_app: Flask) -> None:
     client = open_app.test_client()
     for moves, score in benchmark_positions():
@@ -156,6 +158,7 @@ def test_a_slow_search_answers_pending_then_the_result_once(held: MakeHeld) -> N
     assert len(holds.runs(label("tictactoe", "5"))) == 1  # one search for every request
 
 
+@pytest.mark.slow
 def test_a_full_pool_answers_busy(held: MakeHeld) -> None:
     app, holds = held(ANALYSIS_WAIT_SECONDS=0.05, SEARCH_OWNER_LIMIT=1, **NO_LIMITS)
     client = app.test_client()

@@ -160,6 +160,7 @@ def browser(app: Any) -> FlaskClient:
     return client
 
 
+@pytest.mark.slow
 def test_an_abandoned_202_is_cancelled_in_its_worker(held: MakeHeld) -> None:
     app, holds = held(ANALYSIS_WAIT_SECONDS=0.05, ANALYSIS_ABANDON_SECONDS=1.0, **NO_LIMITS)
     analyses = app.extensions["lookahead_analyses"]
@@ -173,6 +174,7 @@ def test_an_abandoned_202_is_cancelled_in_its_worker(held: MakeHeld) -> None:
     wait_until(lambda: get(client, "5").status_code == 202 and len(holds.runs(name)) == 2)
 
 
+@pytest.mark.slow
 def test_a_second_requester_joins_the_running_analysis(held: MakeHeld) -> None:
     app, holds = held(ANALYSIS_WAIT_SECONDS=0.05, **NO_LIMITS)
     first, second = browser(app), browser(app)
@@ -196,6 +198,7 @@ def test_past_its_share_an_identity_is_refused_with_retry_after(held: MakeHeld) 
     assert get(browser(app), "3").status_code == 202  # another browser has its own share
 
 
+@pytest.mark.slow
 def test_a_move_is_not_busy_while_analyses_fill_their_bound(held: MakeHeld) -> None:
     app, holds = held(
         ANALYSIS_WAIT_SECONDS=0.05,
@@ -226,6 +229,7 @@ def test_a_move_is_not_busy_while_analyses_fill_their_bound(held: MakeHeld) -> N
         sio.client.disconnect()
 
 
+@pytest.mark.slow
 def test_past_the_waiter_bound_requests_answer_at_once(held: MakeHeld) -> None:
     app, holds = held(ANALYSIS_WAIT_SECONDS=60.0, HTTP_WAITERS=1, **NO_LIMITS)
     waiters = app.extensions[WAITERS]

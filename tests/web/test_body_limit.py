@@ -55,6 +55,7 @@ def test_a_chunked_body_past_the_limit_is_413_like_a_plain_one(
     assert sent.status_code == 413
 
 
+@pytest.mark.slow
 def test_a_chunked_body_within_the_limit_is_read_whole(url: str) -> None:
     with requests.Session() as player:
         body = chunked(b'{"game": ', b'"tictactoe", "moves": ', b'"5"}')

@@ -30,6 +30,9 @@ from webapp import protocol
 from webapp.bench.processes import descendants
 from webapp.games import new_game
 
+#: Real servers and restarts: over ~2 s each (``scripts/test.sh --fast`` leaves them out).
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 #: The server warms its workers (compiles or loads kernels) before it answers searches.
 START_SECONDS = 180.0

@@ -5,10 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 from tests.web.helpers import Listener
 from webapp import protocol
 from webapp.games import new_game
 from webapp.services.live_scores import QUICK_DEPTH
+
+#: A whole game against the engine: over ~2 s (``scripts/test.sh --fast`` leaves it out).
+pytestmark = pytest.mark.slow
 
 Start = Callable[..., tuple[dict[str, Any], Listener]]
 

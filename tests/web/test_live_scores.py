@@ -117,6 +117,7 @@ def test_after_the_players_move_and_the_engines_the_side_to_move_gets_its_scores
     assert state["scores"] == after_engine  # a page that loads now shows them
 
 
+@pytest.mark.slow
 def test_a_late_connect_four_position_is_scored_exactly_as_the_pure_python_engine_does(
     games: tuple[GameService, HoldingPool, Sent],
 ) -> None:
@@ -279,6 +280,7 @@ def test_no_exact_pass_over_the_engines_options_once_its_move_ended_the_game(
     assert stored.last_engine_move["move_scores"] is not None
 
 
+@pytest.mark.slow
 def test_options_cut_off_exactly_by_the_engines_winning_move_are_forgotten(
     games: tuple[GameService, HoldingPool, Sent],
 ) -> None:

@@ -27,6 +27,7 @@ def pools(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pools]:
     yield from open_pools(tmp_path, monkeypatch)
 
 
+@pytest.mark.slow
 def test_a_dead_workers_job_fails_and_the_worker_is_replaced_past_ten_kills(
     pools: Pools,
 ) -> None:
@@ -66,6 +67,7 @@ def test_a_search_that_ignores_its_cancel_flag_is_killed_and_replaced(pools: Poo
     assert not pool.stats()["crash_loop"] and pool.stats()["restarts"] == 1
 
 
+@pytest.mark.slow
 def test_an_engine_move_never_waits_behind_an_analysis_that_ignores_preemption(
     pools: Pools,
 ) -> None:
@@ -79,6 +81,7 @@ def test_an_engine_move_never_waits_behind_an_analysis_that_ignores_preemption(
     assert pools.recorder.result(analysis)[1] is None
 
 
+@pytest.mark.slow
 def test_the_relay_serves_other_workers_while_a_replacement_waits_out_its_backoff(
     pools: Pools,
 ) -> None:
@@ -92,6 +95,7 @@ def test_the_relay_serves_other_workers_while_a_replacement_waits_out_its_backof
         assert error is None and result is not None
 
 
+@pytest.mark.slow
 def test_a_crash_loop_is_reported_once_and_workers_are_still_replaced(
     pools: Pools, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -106,6 +110,7 @@ def test_a_crash_loop_is_reported_once_and_workers_are_still_replaced(
     assert len(loud) == 1 and "crash loop" in loud[0].getMessage()
 
 
+@pytest.mark.slow
 def test_a_worker_killed_while_the_server_cancels_does_not_hang_it(pools: Pools) -> None:
     """The old flag, a multiprocessing.Event, hung clear() once a worker died holding its lock."""
     pool = pools(1)

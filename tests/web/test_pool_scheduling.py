@@ -134,6 +134,7 @@ def test_an_engine_move_preempts_a_trace_which_then_runs_again(pools: Pools) -> 
     assert not result["cancelled"] and pools.recorder.finished == ["engine", "tree"]
 
 
+@pytest.mark.slow
 def test_a_trace_is_lesser_work_the_engine_worker_never_takes(pools: Pools) -> None:
     pool = pools(2)  # reserve=1: worker 0 takes engine moves only
     pool.submit(job("t1", "hold", ANALYSIS, owner="x", kind=TRACE))
@@ -224,6 +225,7 @@ def test_scores_past_their_limit_drop_the_oldest_waiting(pools: Pools) -> None:
     assert pools.recorder.finished == ["s0", "held", "s1", "s2"]
 
 
+@pytest.mark.slow
 def test_lesser_work_runs_on_the_lesser_worker_at_a_lower_cpu_priority(pools: Pools) -> None:
     pool = pools(2)  # reserve=1: worker 0 takes engine moves only, worker 1 the rest
     pool.submit(job("a1", "hold", ANALYSIS, owner="x"))

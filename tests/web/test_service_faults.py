@@ -11,6 +11,8 @@ import os
 import signal
 from pathlib import Path
 
+import pytest
+
 from tests.web.conftest import MakeHeld
 from tests.web.held_engine import CRASHING
 from tests.web.helpers import Listener, seated, wait_until
@@ -73,6 +75,7 @@ def test_a_search_that_keeps_crashing_is_reported_and_tried_until_it_works(
     never_idle_on_the_engines_turn(player)
 
 
+@pytest.mark.slow
 def test_shutdown_commits_no_cut_short_search_and_a_restart_resumes_it(
     held: MakeHeld, tmp_path: Path
 ) -> None:
@@ -112,6 +115,7 @@ def test_an_engine_move_overtakes_a_running_analysis(held: MakeHeld) -> None:
     assert len(holds.runs("tictactoe-start")) == 2
 
 
+@pytest.mark.slow
 def test_a_rematch_refused_as_busy_leaves_the_old_game_searching(held: MakeHeld) -> None:
     app, holds = held(SEARCH_QUEUE_LIMIT=1)
     state, player = seated(app, "connect4")

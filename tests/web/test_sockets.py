@@ -147,6 +147,7 @@ def test_a_spectator_cannot_move(start: Start, watch: Watch, app: Flask) -> None
     assert refused(app, spectator, state["id"], protocol.MOVE, payload) == protocol.SPECTATOR
 
 
+@pytest.mark.slow
 def test_no_move_while_the_engine_is_to_move(held: MakeHeld) -> None:
     app, holds = held()
     state, player = seated(app, "connect4", settings={"engine_plays": "first"})
@@ -155,6 +156,7 @@ def test_no_move_while_the_engine_is_to_move(held: MakeHeld) -> None:
     assert refused(app, player, state["id"], protocol.MOVE, payload) == protocol.NOT_YOUR_TURN
 
 
+@pytest.mark.slow
 def test_a_page_that_joins_during_a_search_gets_its_depths_so_far(held: MakeHeld) -> None:
     app, holds = held()
     state, player = seated(app, "connect4", settings={"engine_plays": "first"})
@@ -224,6 +226,7 @@ def test_undo_takes_back_the_move_and_the_engines_reply(start: Start, watch: Wat
     assert back["status"] == "playing" and back["last_engine_move"] is None
 
 
+@pytest.mark.slow
 def test_undo_while_the_engine_thinks_cancels_its_search(held: MakeHeld) -> None:
     app, holds = held()
     state, player = seated(app, "connect4")
@@ -298,6 +301,7 @@ def test_settings_change_is_stored_and_broadcast(start: Start, watch: Watch, app
     assert stored(app, state["id"])["settings"] == seen["settings"]
 
 
+@pytest.mark.slow
 def test_a_new_level_applies_to_the_search_under_way(held: MakeHeld) -> None:
     app, holds = held()
     state, player = seated(app, "connect4")
@@ -438,6 +442,7 @@ def test_no_analysis_of_a_finished_game(start: Start, app: Flask) -> None:
     assert refused(app, player, state["id"], protocol.ANALYSE, payload) == protocol.GAME_OVER
 
 
+@pytest.mark.slow
 def test_one_analysis_at_a_time_and_leaving_cancels_it(held: MakeHeld) -> None:
     app, holds = held()
     state, _ = seated(app, "connect4")
@@ -454,6 +459,7 @@ def test_one_analysis_at_a_time_and_leaving_cancels_it(held: MakeHeld) -> None:
 # -- a full server ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_full_queue_refuses_moves_and_a_waiting_search_is_told_its_place(
     held: MakeHeld,
 ) -> None:

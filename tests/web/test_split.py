@@ -103,6 +103,7 @@ def test_a_failed_part_fails_the_whole_job() -> None:
 
 
 # -- in a real pool -----------------------------------------------------------------
+@pytest.mark.slow
 def test_parts_run_on_the_lesser_workers_and_an_engine_move_is_not_delayed(
     pools: Pools,
 ) -> None:
@@ -125,6 +126,7 @@ def test_parts_run_on_the_lesser_workers_and_an_engine_move_is_not_delayed(
     assert result["best_move"] == "9" and result["extra"]["parts"] == 2
 
 
+@pytest.mark.slow
 def test_an_engine_move_preempts_a_part_when_every_worker_runs_one(pools: Pools) -> None:
     collected = Collected()
     pool = pools(2, reserve=0, search_fn=PARTS, on_result=collected.on_result)
@@ -144,6 +146,7 @@ def test_an_engine_move_preempts_a_part_when_every_worker_runs_one(pools: Pools)
     assert outcomes == [("engine", None), ("scores", None)]  # each reported once
 
 
+@pytest.mark.slow
 def test_cancelling_the_whole_job_cancels_every_part(pools: Pools) -> None:
     collected = Collected()
     pool = pools(3, search_fn=PARTS, on_result=collected.on_result)

@@ -90,6 +90,7 @@ def test_an_unreachable_server_is_unavailable_at_once(caplog: pytest.LogCaptureF
     assert "secret" not in str(caught.value) and "secret" not in caplog.text
 
 
+@pytest.mark.slow
 def test_a_database_gone_fails_every_call_and_serves_again_when_back(
     postgres_server: PostgresServer,
     postgres_url: str,
@@ -117,6 +118,7 @@ def test_a_database_gone_fails_every_call_and_serves_again_when_back(
     assert stored is not None and stored.version == 1
 
 
+@pytest.mark.slow
 def test_a_connection_lost_while_idle_is_replaced_by_the_pool(
     postgres_server: PostgresServer, postgres_url: str
 ) -> None:

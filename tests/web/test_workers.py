@@ -169,6 +169,7 @@ def test_a_callback_that_raises_does_not_stop_later_results(pools: Pools) -> Non
     assert pools.recorder.result(pool.submit(job("after")))[1] is None
 
 
+@pytest.mark.slow
 def test_a_callback_may_close_the_pool(pools: Pools) -> None:
     pool = pools(2, reserve=0)
     pool.submit(job("held", "hold"))
