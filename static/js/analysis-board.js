@@ -18,7 +18,8 @@ const DEBOUNCE_MS = 250;
 const start = readJSON("position");
 const game = start.game;
 const info = gameInfo(game);
-const $ = (id) => document.getElementById(id);
+/** The page's element `id` (the template decides its kind: input, button, link...). */
+const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementById(id));
 
 const root = T.createTree();
 let current = T.follow(root, start.moves);
@@ -236,7 +237,7 @@ $("ab-copy").addEventListener("click", copyLink);
 
 document.addEventListener("keydown", (event) => {
   if (event.ctrlKey || event.metaKey || event.altKey) return;
-  if (event.target.closest("input, select, textarea")) return;
+  if (/** @type {Element} */ (event.target).closest("input, select, textarea")) return;
   const keys = {
     ArrowLeft: () => go(current.parent),
     ArrowRight: () => go(current.children[0]),

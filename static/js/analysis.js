@@ -28,7 +28,8 @@ function cells(row, values) {
  * config), to say which level played a move on purpose.
  */
 export function createAnalysisPanel(root, { info, algorithms, levels, styles, onToggleLine, onHoverLine, onCompare }) {
-  const $ = (id) => root.querySelector(`#${id}`);
+  /** The panel's element `id` (the template decides its kind). */
+  const $ = (/** @type {string} */ id) => /** @type {any} */ (root.querySelector(`#${id}`));
   const parts = {
     thinking: $("thinking"),
     thinkingText: $("thinking-text"),

@@ -22,7 +22,8 @@ const EV = config.events;
 const model = M.createModel(readJSON("initial-state"));
 const info = gameInfo(model.state.game);
 const gameId = model.state.id;
-const $ = (id) => document.getElementById(id);
+/** The page's element `id` (the template decides its kind: input, button, link...). */
+const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementById(id));
 
 const status = createStatus({ notice: $("notice"), announcer: $("announcer") });
 const board = createBoard($("board"), model.state.game, play);
@@ -199,7 +200,7 @@ async function copyLink() {
     field.value = url;
     field.focus();
     field.select();
-    let ok = false;
+    let ok;
     try {
       ok = document.execCommand("copy");
     } catch {

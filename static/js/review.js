@@ -63,7 +63,8 @@ function mount() {
     <p class="review-status" id="review-status" role="status" aria-live="polite"></p>
     <div class="review-summary" id="review-summary" hidden></div>`;
   movesPanel.after(panel);
-  const $ = (id) => panel.querySelector(`#${id}`);
+  /** The panel's element `id` (the template decides its kind). */
+  const $ = (/** @type {string} */ id) => /** @type {any} */ (panel.querySelector(`#${id}`));
   $("review-hint").querySelector(".review-legend").textContent = Object.values(CLASSES)
     .map((c) => `${c.symbol} ${c.word}`)
     .join(", ");
@@ -75,9 +76,9 @@ function mount() {
 
   /** The live moves, read from the list game.js drew, and the ply shown on the board. */
   function listed() {
-    const buttons = [...list.querySelectorAll("button[data-ply]")];
+    const buttons = [.../** @type {NodeListOf<HTMLButtonElement>} */ (list.querySelectorAll("button[data-ply]"))];
     const moves = buttons.map((b) => b.dataset.move ?? (b.dataset.move = b.textContent.trim())).join("");
-    const current = list.querySelector("button[aria-current]");
+    const current = /** @type {HTMLButtonElement | null} */ (list.querySelector("button[aria-current]"));
     return { buttons, moves, shown: current ? moves.slice(0, Number(current.dataset.ply)) : moves };
   }
 
@@ -185,7 +186,7 @@ function mount() {
     show.className = "button button-small";
     show.textContent = "Show";
     show.setAttribute("aria-label", `Show the position after ${moveName(entry.ply, info.players)}`);
-    show.addEventListener("click", () => list.querySelector(`button[data-ply="${entry.ply}"]`)?.click());
+    show.addEventListener("click", () => /** @type {HTMLButtonElement | null} */ (list.querySelector(`button[data-ply="${entry.ply}"]`))?.click());
     actions.append(show);
     if (state.seat !== "player" || entry.player === state.human_side) {
       const retry = document.createElement("button");

@@ -19,7 +19,8 @@ const SPEEDS = [1, 3, 10, 30, 100, 300];
 
 const request = readJSON("tree-request");
 const info = gameInfo(request.game);
-const $ = (id) => document.getElementById(id);
+/** The page's element `id` (the template decides its kind: input, button, link...). */
+const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementById(id));
 const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
 
 const state = {
@@ -262,7 +263,7 @@ function select(id, how = {}) {
 
 function toggle(id) {
   const node = state.tree.nodes[id];
-  const item = [...document.querySelectorAll("#tree-main .tree-node")].find((g) => g.dataset.id === String(id));
+  const item = [.../** @type {NodeListOf<SVGElement>} */ (document.querySelectorAll("#tree-main .tree-node"))].find((g) => g.dataset.id === String(id));
   const isOpen = item && item.getAttribute("aria-expanded") === "true";
   state.selected = id;
   if (isOpen) { state.userOpen.delete(id); state.userClosed.add(id); }
@@ -346,7 +347,7 @@ function renderOther(fit = false) {
 }
 
 function toggleOther(id) {
-  const drawn = [...document.querySelectorAll("#tree-other-host .tree-node")].find((g) => g.dataset.id === String(id));
+  const drawn = [.../** @type {NodeListOf<SVGElement>} */ (document.querySelectorAll("#tree-other-host .tree-node"))].find((g) => g.dataset.id === String(id));
   if (drawn && drawn.getAttribute("aria-expanded") === "true") { otherOpen.delete(id); otherClosed.add(id); }
   else { otherClosed.delete(id); otherOpen.add(id); }
   renderOther();
@@ -382,7 +383,7 @@ function bind() {
   });
   $("compare-button").addEventListener("click", compare);
   document.addEventListener("keydown", (event) => {
-    if (event.target.closest("input, select, textarea, .tree-svg") || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (/** @type {Element} */ (event.target).closest("input, select, textarea, .tree-svg") || event.ctrlKey || event.metaKey || event.altKey) return;
     const keys = { n: () => goTo(state.step + 1), b: () => goTo(state.step - 1), c: () => $("step-cut").click(), p: () => setPlaying(!state.playing) };
     if (keys[event.key]) { event.preventDefault(); keys[event.key](); }
   });
@@ -421,5 +422,5 @@ async function start() {
   goTo(0);
 }
 
-window.treeExplorer = { state, goTo, setPlaying }; // for tests and the frame-rate script
+/** @type {any} */ (window).treeExplorer = { state, goTo, setPlaying }; // for tests and the frame-rate script
 start();
