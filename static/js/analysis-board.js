@@ -130,8 +130,9 @@ function renderScores() {
     button.className = `ab-score score-${words.kind}`;
     const best = answer.best_moves.includes(move);
     button.innerHTML = `<span class="ab-score-move"></span> <span class="ab-score-text"></span>`;
-    button.firstElementChild.textContent = `${info.moveNoun[0].toUpperCase()}${info.moveNoun.slice(1)} ${move}`;
-    button.lastElementChild.textContent = `${value && !value.exact ? "about " : ""}${words.text}${best ? " · best" : ""}`;
+    const [moveText, scoreText] = button.children;
+    moveText.textContent = `${info.moveNoun[0].toUpperCase()}${info.moveNoun.slice(1)} ${move}`;
+    scoreText.textContent = `${value && !value.exact ? "about " : ""}${words.text}${best ? " · best" : ""}`;
     if (best) button.classList.add("is-best");
     button.addEventListener("click", () => play(move));
     item.append(button);

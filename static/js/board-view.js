@@ -48,8 +48,8 @@ export function boardView({ game, moves, interactive, review = false, scores = n
     winLine: position.winLine,
     interactive: Boolean(interactive) && !position.over,
     review: Boolean(review),
-    scores: null,
-    ghosts: [],
+    scores: /** @type {Record<string, any> | null} */ (null),
+    ghosts: /** @type {any[]} */ ([]),
   };
   if (scores && !position.over) view.scores = moveScores(position.info, position.moves, scores, solving);
   if (line && line.pv) {

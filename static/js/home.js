@@ -8,13 +8,14 @@ import { bindSettings } from "./settings-form.js";
 
 const config = readConfig();
 const form = /** @type {HTMLFormElement} */ (document.getElementById("new-game"));
-const status = document.getElementById("form-status");
-const startLabel = document.getElementById("start-label");
+const status = /** @type {HTMLElement} */ (document.getElementById("form-status"));
+const startLabel = /** @type {HTMLElement} */ (document.getElementById("start-label"));
 const settings = bindSettings(form.querySelector(".settings-fields"), { limits: config.limits });
 
 function chosenGame() {
   const input = /** @type {HTMLInputElement | null} */ (form.querySelector('[name="game"]:checked'));
-  return input ? { name: input.value, label: input.closest(".game-card").querySelector(".game-card-title").textContent } : null;
+  const title = input?.closest(".game-card")?.querySelector(".game-card-title");
+  return input ? { name: input.value, label: title?.textContent ?? input.value } : null;
 }
 
 function syncGame() {

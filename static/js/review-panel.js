@@ -72,8 +72,9 @@ export function markList(ctx) {
     const mark = document.createElement("span");
     mark.className = `review-mark review-${entry.preset ? "preset" : entry.class}`;
     mark.innerHTML = `<span class="review-symbol" aria-hidden="true"></span> <span class="review-word"></span>`;
-    mark.firstElementChild.textContent = known.symbol;
-    mark.lastElementChild.textContent = known.word;
+    const [symbol, word] = mark.children;
+    symbol.textContent = known.symbol;
+    word.textContent = known.word;
     button.append(mark);
     button.setAttribute("aria-label", `${button.getAttribute("aria-label") || ""}, ${known.word}`);
   });
@@ -91,7 +92,7 @@ function sideLabel(ctx, side) {
 /** @param {ReviewContext} ctx */
 function resultText(ctx) {
   const { state } = ctx;
-  if (state.status === "won") return `${sideLabel(ctx, state.winner)} won.`;
+  if (state.status === "won") return `${sideLabel(ctx, /** @type {number} */ (state.winner))} won.`; // a won game has a winner
   if (state.status === "drawn") return "Draw.";
   return `In progress, after ${state.moves.length} moves.`;
 }
@@ -151,14 +152,15 @@ function countsTable(ctx, counts) {
   table.innerHTML = `<caption class="sr-only">Moves of each class, by side</caption>
     <thead><tr><th scope="col">Class</th><th scope="col" class="num"></th><th scope="col" class="num"></th></tr></thead><tbody></tbody>`;
   table.querySelectorAll("thead th.num").forEach((th, side) => (th.textContent = sideLabel(ctx, side)));
-  const body = table.querySelector("tbody");
+  const body = /** @type {HTMLTableSectionElement} */ (table.querySelector("tbody"));
   for (const [name, known] of Object.entries(CLASSES)) {
     const row = body.insertRow();
     const head = document.createElement("th");
     head.scope = "row";
     head.innerHTML = `<span class="review-mark review-${name}"><span class="review-symbol" aria-hidden="true"></span> <span class="review-word"></span></span>`;
-    head.querySelector(".review-symbol").textContent = known.symbol;
-    head.querySelector(".review-word").textContent = known.word;
+    const [symbol, word] = /** @type {Element} */ (head.firstElementChild).children;
+    symbol.textContent = known.symbol;
+    word.textContent = known.word;
     row.append(head);
     for (const side of [0, 1]) {
       const cell = row.insertCell();

@@ -27,7 +27,7 @@ function mount() {
   /** @type {import("./review-panel.js").ReviewContext} */
   const ctx = {
     info: gameInfo(initial.game),
-    list: movesPanel.querySelector(".move-list"),
+    list: /** @type {HTMLElement} */ (movesPanel.querySelector(".move-list")),
     $: createReviewPanel(movesPanel),
     state: initial,
     review: null,
@@ -45,7 +45,7 @@ function mount() {
   async function retryFrom(entry, button) {
     button.disabled = true;
     try {
-      const moves = ctx.review.moves.slice(0, entry.ply - 1);
+      const moves = (ctx.review?.moves ?? "").slice(0, entry.ply - 1); // a retry button comes with a review
       const { state } = ctx;
       const created = await createGame({ game: state.game, moves, settings: settingsFor(state.settings, entry.player) });
       window.location.assign(created.url || `/g/${created.id}`);

@@ -58,10 +58,11 @@ export function bindTreeKeys(state, { onSelect, onToggle }) {
   state.root.addEventListener("keydown", (event) => {
     const { scene, byId } = state;
     if (!scene) return;
-    const item = byId.get(scene.selected);
+    const item = scene.selected === null ? undefined : byId.get(scene.selected);
     const node = item && scene.tree.nodes[item.id];
     const drawnKids = (/** @type {any} */ n) => n.kids.filter((/** @type {number} */ k) => byId.has(k));
     const siblings = node && node.parent !== null ? drawnKids(scene.tree.nodes[node.parent]) : [];
+    /** @type {number | null | undefined} */
     let target = null;
     switch (event.key) {
       case "ArrowUp": target = node && node.parent; break;

@@ -26,7 +26,7 @@ export function searchedPosition(game, moves, ply) {
 
 link?.addEventListener("click", async (event) => {
   event.preventDefault();
-  const gameId = decodeURIComponent(window.location.pathname.split("/").pop());
+  const gameId = decodeURIComponent(window.location.pathname.split("/").pop() ?? "");
   let href = link.href;
   try {
     const response = await fetch(`/api/games/${encodeURIComponent(gameId)}`);

@@ -40,6 +40,14 @@
  * @property {number[]} cutSteps the steps at which each cut-off happens, sorted
  * @property {number[]} hitSteps the steps of the table hits
  * @property {boolean} [truncated] the trace reached its node limit
+ * @property {string} [algorithm]
+ * @property {string | null} [best_move]
+ * @property {string} [pv]
+ * @property {number} [depth] the depth asked for
+ * @property {number[]} [iterations] the depths completed
+ * @property {number} [limit] the node limit
+ * @property {number} [node_count]
+ * @property {number | null} [root_value]
  */
 
 /** Max moves at even depths (the root's side), Min at odd ones. @param {{depth: number}} node */

@@ -23,16 +23,18 @@ const info = gameInfo(request.game);
 const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementById(id));
 const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
 
+/** @typedef {import("./tree-model.js").Tree} Tree */
+
 const state = {
-  tree: null,
+  tree: /** @type {Tree} */ (/** @type {unknown} */ (null)), // loaded by start() before anything is drawn
   step: 0,
   selected: 0,
   userOpen: new Set(),
   userClosed: new Set(),
   playing: false,
   speed: 10,
-  skipped: null,
-  other: null, // the compared tree (side by side)
+  skipped: /** @type {Set<number> | null} */ (null),
+  other: /** @type {{tree: Tree, skipped: Set<number> | null} | null} */ (null), // the compared tree (side by side)
 };
 
 const view = createTreeView($("tree-main"), {
@@ -182,7 +184,7 @@ function renderDetails(id, preview = false) {
   ];
   if (tree.algorithm === "alphabeta") rows.push(["Window", `${M.windowText(node)}${windowWords(node)}`]);
   rows.push(["What happened", known || node.kind !== "open" ? M.kindWords(tree, node) : "being searched"]);
-  if (known && node.cut) rows.push(["Cut-off", M.cutReason(node, info.moveNoun)]);
+  if (known && node.cut) rows.push(["Cut-off", M.cutReason(node, info.moveNoun) ?? ""]); // a cut node has its reason
   if (node.line) rows.push(["Line check", "searched again after the iteration, to confirm the best line move by move"]);
   $("detail-list").replaceChildren(...rows.flatMap(([term, text]) => {
     const dt = document.createElement("dt");
@@ -216,7 +218,7 @@ function windowWords(node) {
 }
 
 // -- stepping ---------------------------------------------------------------------------------
-function goTo(step, { follow = true, select = null } = {}) {
+function goTo(/** @type {number} */ step, /** @type {{follow?: boolean, select?: number | null}} */ { follow = true, select = null } = {}) {
   const { tree } = state;
   state.step = Math.max(0, Math.min(step, tree.nodes.length - 1));
   state.selected = select ?? state.step;
@@ -339,6 +341,7 @@ async function compare() {
 }
 
 function renderOther(fit = false) {
+  if (!state.other) return;
   const { tree, skipped } = state.other;
   const step = tree.nodes.length - 1;
   const drawn = scene(tree, step, { forMain: false });

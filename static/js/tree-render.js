@@ -97,7 +97,7 @@ export function drawScene(state, scene, onSelect) {
     seenNodes.add(item.key);
     let el = state.nodeEls.get(item.key);
     if (!el) {
-      el = item.stub ? makeStub(item) : makeNode(item, onSelect);
+      el = /** @type {SVGElement} */ (item.stub ? makeStub(item) : makeNode(item, onSelect));
       state.nodeEls.set(item.key, el);
       state.nodeLayer.append(el); // never moved after: a move would drop focus (tab order = visit order)
     }
@@ -123,7 +123,7 @@ function drawEdges(state, edges, scene) {
     seenEdges.add(edge.key);
     let el = state.edgeEls.get(edge.key);
     if (!el) {
-      el = svg("line");
+      el = /** @type {SVGElement} */ (svg("line"));
       state.edgeEls.set(edge.key, el);
       state.edgeLayer.append(el);
     }
