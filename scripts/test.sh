@@ -34,6 +34,7 @@ if [ "$(cat node_modules/.lock.sha256 2>/dev/null)" != "$lock_sum" ]; then
   echo "$lock_sum" >node_modules/.lock.sha256
 fi
 npx eslint static/js tests/js
-npx tsc -p . && npx tsc -p tsconfig.strict.json
+npx tsc -p .
+npx tsc -p tsconfig.strict.json
 node --test tests/js/*.test.js
 .venv/bin/python -m pytest "$@"
