@@ -36,4 +36,15 @@ fi
 .venv/bin/ruff check webapp tests
 .venv/bin/ruff format --check webapp tests
 .venv/bin/mypy
+# The browser modules, held to the same standard (package.json): ESLint, tsc --checkJs
+# over their JSDoc, node --test for the pure ones. npm ci only when the lockfile changed.
+lock_sum=$(sha256sum package-lock.json | cut -d' ' -f1)
+if [ "$(cat node_modules/.lock.sha256 2>/dev/null)" != "$lock_sum" ]; then
+  npm ci --no-audit --no-fund
+  echo "$lock_sum" >node_modules/.lock.sha256
+fi
+npx eslint static/js tests/js
+npx tsc -p .
+npx tsc -p tsconfig.strict.json
+node --test tests/js/*.test.js
 .venv/bin/python -m pytest "${select[@]}" "$@"

@@ -18,7 +18,8 @@ const DEBOUNCE_MS = 250;
 const start = readJSON("position");
 const game = start.game;
 const info = gameInfo(game);
-const $ = (id) => document.getElementById(id);
+/** The page's element `id` (the template decides its kind: input, button, link...). */
+const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementById(id));
 
 const root = T.createTree();
 let current = T.follow(root, start.moves);
@@ -129,8 +130,9 @@ function renderScores() {
     button.className = `ab-score score-${words.kind}`;
     const best = answer.best_moves.includes(move);
     button.innerHTML = `<span class="ab-score-move"></span> <span class="ab-score-text"></span>`;
-    button.firstElementChild.textContent = `${info.moveNoun[0].toUpperCase()}${info.moveNoun.slice(1)} ${move}`;
-    button.lastElementChild.textContent = `${value && !value.exact ? "about " : ""}${words.text}${best ? " · best" : ""}`;
+    const [moveText, scoreText] = button.children;
+    moveText.textContent = `${info.moveNoun[0].toUpperCase()}${info.moveNoun.slice(1)} ${move}`;
+    scoreText.textContent = `${value && !value.exact ? "about " : ""}${words.text}${best ? " · best" : ""}`;
     if (best) button.classList.add("is-best");
     button.addEventListener("click", () => play(move));
     item.append(button);
@@ -236,7 +238,7 @@ $("ab-copy").addEventListener("click", copyLink);
 
 document.addEventListener("keydown", (event) => {
   if (event.ctrlKey || event.metaKey || event.altKey) return;
-  if (event.target.closest("input, select, textarea")) return;
+  if (/** @type {Element} */ (event.target).closest("input, select, textarea")) return;
   const keys = {
     ArrowLeft: () => go(current.parent),
     ArrowRight: () => go(current.children[0]),

@@ -28,7 +28,8 @@ function cells(row, values) {
  * config), to say which level played a move on purpose.
  */
 export function createAnalysisPanel(root, { info, algorithms, levels, styles, onToggleLine, onHoverLine, onCompare }) {
-  const $ = (id) => root.querySelector(`#${id}`);
+  /** The panel's element `id` (the template decides its kind). */
+  const $ = (/** @type {string} */ id) => /** @type {any} */ (root.querySelector(`#${id}`));
   const parts = {
     thinking: $("thinking"),
     thinkingText: $("thinking-text"),
@@ -82,7 +83,7 @@ export function createAnalysisPanel(root, { info, algorithms, levels, styles, on
    * level chose another move than the search's best, a last row shows the
    * move played, labelled as such.
    */
-  function renderDepths(rows, ply, result = null) {
+  function renderDepths(/** @type {any[]} */ rows, /** @type {number} */ ply, /** @type {any} */ result = null) {
     parts.depths.hidden = rows.length === 0;
     parts.empty.dataset.rows = String(rows.length);
     parts.depthBody.replaceChildren();
@@ -122,7 +123,9 @@ export function createAnalysisPanel(root, { info, algorithms, levels, styles, on
    * `from` the position it searched, `played` whether it was played, `level`
    * the game's level when it was.
    */
+  /** @param {any} result @param {string} from @param {{played: boolean, showLine: boolean, level?: string | null}} options */
   function renderResult(result, from, { played, showLine, level = null }) {
+    const levelLabel = level === null ? undefined : levels?.[level]?.label;
     parts.empty.hidden = Boolean(result) || parts.empty.dataset.rows > 0;
     parts.result.hidden = !result;
     if (!result) return;
@@ -135,7 +138,7 @@ export function createAnalysisPanel(root, { info, algorithms, levels, styles, on
     const purpose = note?.kind === "weaker" ? " on purpose" : "";
     parts.headline.append(el("span", "headline-move", `${verb} ${moveName(result.best_move)}${purpose}`));
     parts.headline.append(el("span", `score-badge inline score-${score.kind}`, score.text));
-    if (played) parts.headline.append(el("span", "headline-own", ownSearchLabel(result, levels?.[level]?.label)));
+    if (played) parts.headline.append(el("span", "headline-own", ownSearchLabel(result, levelLabel)));
     parts.styleNote.hidden = !note;
     parts.styleNote.textContent = note ? note.text : "";
 
@@ -163,7 +166,7 @@ export function createAnalysisPanel(root, { info, algorithms, levels, styles, on
       if (key === "nodes") group.dataset.nodes = String(result.nodes);
       parts.stats.append(group);
     }
-    if (played) parts.stats.append(el("p", "stat-note own-search", ownSearchNote(result, levels?.[level]?.label)));
+    if (played) parts.stats.append(el("p", "stat-note own-search", ownSearchNote(result, levelLabel)));
     if (result.stopped) parts.stats.append(el("p", "stat-note", stoppedNote(result)));
 
     parts.candidates.replaceChildren();
@@ -186,7 +189,7 @@ export function createAnalysisPanel(root, { info, algorithms, levels, styles, on
       "aria-label",
       played ? `The engine’s options before its move (${mover})` : `Score of each ${info.moveNoun} for ${mover}`,
     );
-    parts.legend.textContent = legend(mover, entries.map(([, v]) => v), played, levels?.[level]?.label);
+    parts.legend.textContent = legend(mover, entries.map(([, v]) => v), played, levelLabel);
   }
 
   /** The comparison: `rows` are analyses of one position, `busy` while waiting. */

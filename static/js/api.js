@@ -8,7 +8,7 @@
  * no answer at all throws one that says so in words; an abort through
  * `signal` goes through as it is, so the caller can tell it apart.
  */
-export async function send(method, url, { body, signal } = {}) {
+export async function send(method, url, /** @type {{body?: unknown, signal?: AbortSignal}} */ { body, signal } = {}) {
   let response;
   try {
     response = await fetch(url, {
@@ -20,9 +20,9 @@ export async function send(method, url, { body, signal } = {}) {
     });
   } catch (error) {
     if (error.name === "AbortError") throw error;
-    throw new Error("Could not reach the server. Check your connection and try again.");
+    throw new Error("Could not reach the server. Check your connection and try again.", { cause: error });
   }
-  let data = null;
+  let data;
   try {
     data = await response.json();
   } catch {

@@ -27,8 +27,16 @@ export function createBoard(host, game, onPlay) {
  *   ({move: {score, exact, depth?}}, a `scores` event's), or null;
  * - solving: the server is still solving them (an estimate reads "solving…");
  * - line: {from, pv} an expected line to draw from position `from`, or null.
+ * @param {object} options
+ * @param {import("./types.js").GameName} options.game
+ * @param {string} options.moves
+ * @param {boolean} options.interactive
+ * @param {boolean} [options.review]
+ * @param {import("./types.js").MoveScores | null} [options.scores]
+ * @param {boolean} [options.solving]
+ * @param {{from: string, pv: string} | null} [options.line]
  */
-export function boardView({ game, moves, interactive, review, scores, solving = false, line }) {
+export function boardView({ game, moves, interactive, review = false, scores = null, solving = false, line = null }) {
   const position = replay(game, moves);
   const view = {
     moves: position.moves,
@@ -40,8 +48,8 @@ export function boardView({ game, moves, interactive, review, scores, solving = 
     winLine: position.winLine,
     interactive: Boolean(interactive) && !position.over,
     review: Boolean(review),
-    scores: null,
-    ghosts: [],
+    scores: /** @type {Record<string, any> | null} */ (null),
+    ghosts: /** @type {any[]} */ ([]),
   };
   if (scores && !position.over) view.scores = moveScores(position.info, position.moves, scores, solving);
   if (line && line.pv) {

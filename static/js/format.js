@@ -10,11 +10,28 @@
 import { estimateWords } from "./score-words.js";
 
 /**
+ * A score in words (describeScore's answer); a board's badge adds `solving`.
+ * @typedef {object} ScoreWords
+ * @property {"win" | "loss" | "draw" | "heuristic" | "unknown"} kind
+ * @property {string} text
+ * @property {number | null} moves the winning side's moves still to play
+ * @property {string} [number] an estimate's signed figure
+ * @property {number | null} [depth]
+ * @property {boolean} [solving]
+ */
+
+/**
  * Describe a score for the side to move at a position of `ply` stones.
  * Returns {kind: "win"|"loss"|"draw"|"heuristic"|"unknown", text, moves}
  * (and for an estimate `number`, its signed value, and `depth` if given).
  * `moves` counts the winning side's moves still to play (the move being
  * scored included when the side to move wins).
+ * @param {number | null | undefined} score
+ * @param {boolean} exact
+ * @param {Pick<import("./types.js").GameInfo, "steps" | "winBase">} info
+ * @param {number | null | undefined} ply
+ * @param {number | null} [depth]
+ * @returns {ScoreWords}
  */
 export function describeScore(score, exact, info, ply, depth = null) {
   if (score === null || score === undefined) return { kind: "unknown", text: "–", moves: null };
@@ -41,12 +58,14 @@ export function describeScore(score, exact, info, ply, depth = null) {
 /**
  * "move 8, Red": the move after which the board stands at `ply`, numbered as the
  * move list numbers its rows (a move is a pair: one stone or mark each).
+ * @param {number} ply
+ * @param {string[]} players
  */
 export function moveName(ply, players) {
   return `move ${Math.ceil(ply / 2)}, ${players[(ply - 1) % 2]}`;
 }
 
-/** "+0.12", "−0.05", "0.00": a heuristic score with its sign. */
+/** "+0.12", "−0.05", "0.00": a heuristic score with its sign. @param {number} value */
 export function signed(value) {
   const fixed = Math.abs(value).toFixed(2);
   if (Number(fixed) === 0) return "0.00";
@@ -55,13 +74,13 @@ export function signed(value) {
 
 const grouping = new Intl.NumberFormat("en-US");
 
-/** 1234567 -> "1,234,567". */
+/** 1234567 -> "1,234,567". @param {number} n */
 export function count(n) {
   return Number.isFinite(n) ? grouping.format(Math.round(n)) : "–";
 }
 
 /** Nodes per second, compact: "845 k/s" below a million, "1.0 M/s", "14.7 M/s" from there. */
-export function rate(nodes, ms) {
+export function rate(/** @type {number} */ nodes, /** @type {number} */ ms) {
   if (!Number.isFinite(nodes) || !Number.isFinite(ms) || ms <= 0) return "–";
   const perSecond = (nodes * 1000) / ms;
   // Rounded first, so 999,700/s reads "1.0 M/s", never "1000 k/s".
@@ -71,14 +90,14 @@ export function rate(nodes, ms) {
 }
 
 /** Milliseconds as "840 ms" or "2.41 s". */
-export function duration(ms) {
+export function duration(/** @type {number} */ ms) {
   if (!Number.isFinite(ms)) return "–";
   if (ms < 1000) return `${Math.round(ms)} ms`;
   return `${(ms / 1000).toFixed(2)} s`;
 }
 
 /** A ratio such as "12.4×" (null when it means nothing). */
-export function ratio(a, b) {
+export function ratio(/** @type {number} */ a, /** @type {number} */ b) {
   if (!(a > 0) || !(b > 0)) return null;
   const r = a / b;
   return `${r >= 100 ? r.toFixed(0) : r.toFixed(1)}\u00d7`;

@@ -2,37 +2,58 @@
 // what this page added to it (a move on its way, the position under review,
 // the searches it saw), and the questions the views ask of it.
 
+/** @typedef {import("./types.js").State} State */
+/** @typedef {import("./types.js").EngineMove} EngineMove */
+/** @typedef {import("./types.js").ScoresPayload} ScoresPayload */
+/** @typedef {import("./types.js").MoveScores} MoveScores */
+/** @typedef {import("./types.js").PositionValue} PositionValue */
+
+/**
+ * A search result this page saw, with the position it searched.
+ * `kind` "thinking": a provisional one (the latest depth of a search under way).
+ * @typedef {{from: string, result: any, kind: "engine" | "analysis" | "thinking", level?: string | null}} SeenResult
+ */
+
+/**
+ * One completed depth of a search (a `thinking` event).
+ * @typedef {{depth: number, score: number, exact?: boolean, pv?: string, nodes?: number,
+ *   elapsed_ms?: number, algorithm?: string, moves?: string, best_move?: string}} DepthRow
+ */
+
+/** The game page's model (createModel's answer). @typedef {ReturnType<typeof createModel>} Model */
+
+/** The model of a page that just got `state`. @param {State} state */
 export function createModel(state) {
   return {
     state, // the server's state for this viewer
     seat: state.seat || "spectator",
-    pending: null, // a move sent and drawn, not yet confirmed
-    reviewPly: null, // null: the live position
-    depthRows: [], // thinking events of the current (or last) search
-    searchFrom: state.engine_thinking ? state.moves : null,
-    results: [], // {from, result, kind: "engine" | "analysis", level (the game's, for an engine move)}, oldest first
-    scores: new Map(), // moves -> the `scores` payload of that position (its side to move's options)
-    reviewed: new Map(), // moves -> {score, exact, depth} from the game's review (positions this page missed)
-    compare: { from: null, waiting: [] },
-    queued: null,
+    pending: /** @type {string | null} */ (null), // a move sent and drawn, not yet confirmed
+    reviewPly: /** @type {number | null} */ (null), // null: the live position
+    depthRows: /** @type {DepthRow[]} */ ([]), // thinking events of the current (or last) search
+    searchFrom: state.engine_thinking ? state.moves : /** @type {string | null} */ (null),
+    results: /** @type {SeenResult[]} */ ([]), // {from, result, kind: "engine" | "analysis", level (the game's, for an engine move)}, oldest first
+    scores: /** @type {Map<string, ScoresPayload>} */ (new Map()), // moves -> the `scores` payload of that position (its side to move's options)
+    reviewed: /** @type {Map<string, PositionValue>} */ (new Map()), // moves -> {score, exact, depth} from the game's review (positions this page missed)
+    compare: { from: /** @type {string | null} */ (null), waiting: /** @type {{from: string, algorithm: string}[]} */ ([]) },
+    queued: /** @type {any} */ (null),
     showLine: false,
     hoverLine: false,
     connected: false,
   };
 }
 
-export const isPlayer = (model) => model.seat === "player";
+export const isPlayer = (/** @type {Model} */ model) => model.seat === "player";
 
-export function liveMoves(model) {
+export function liveMoves(/** @type {Model} */ model) {
   return model.state.moves + (model.pending || "");
 }
 
-export function shownMoves(model) {
+export function shownMoves(/** @type {Model} */ model) {
   return model.reviewPly === null ? liveMoves(model) : model.state.moves.slice(0, model.reviewPly);
 }
 
 /** True when this viewer may move now. */
-export function myTurn(model) {
+export function myTurn(/** @type {Model} */ model) {
   const s = model.state;
   return isPlayer(model) && s.status === "playing" && s.to_move === s.human_side && !s.engine_thinking && !model.pending;
 }
@@ -43,7 +64,7 @@ export function myTurn(model) {
  * (if the move is not applied yet) or the position before the engine's last
  * move.
  */
-export function engineSearchFrom(state, payload) {
+export function engineSearchFrom(/** @type {State} */ state, /** @type {Partial<EngineMove>} */ payload) {
   if (typeof payload.moves === "string") return payload.moves;
   const moves = state.moves;
   if (state.status === "playing" && state.to_move === state.engine_side && state.engine_thinking) return moves;
@@ -53,21 +74,21 @@ export function engineSearchFrom(state, payload) {
   return null;
 }
 
-export function addResult(model, from, result, kind, level = null) {
+export function addResult(/** @type {Model} */ model, /** @type {string | null} */ from, /** @type {any} */ result, /** @type {"engine" | "analysis"} */ kind, /** @type {string | null} */ level = null) {
   if (from === null) return;
   model.results.push({ from, result, kind, level });
   if (model.results.length > 200) model.results.shift();
 }
 
 /** How many of `moveScores` ({move: {score, exact}}, or null) are exact. */
-function exactCount(moveScores) {
+function exactCount(/** @type {MoveScores | null | undefined} */ moveScores) {
   return Object.values(moveScores || {}).filter((s) => s.exact).length;
 }
 
 /** Record an engine move (an engine_move event, or a state's last_engine_move) once. */
-export function noteEngineMove(model, result = model.state.last_engine_move) {
+export function noteEngineMove(/** @type {Model} */ model, /** @type {EngineMove | null} */ result = model.state.last_engine_move) {
   if (!result) return;
-  const same = (r) =>
+  const same = (/** @type {SeenResult} */ r) =>
     r.kind === "engine" && r.result.best_move === result.best_move && r.result.nodes === result.nodes && r.result.time_ms === result.time_ms;
   const known = model.results.find(same);
   if (known) {
@@ -85,23 +106,24 @@ export function noteEngineMove(model, result = model.state.last_engine_move) {
  * move's options at position `payload.moves`. A later one of the same
  * position replaces it unless it knows fewer exact scores (they only improve).
  */
-export function noteScores(model, payload) {
+export function noteScores(/** @type {Model} */ model, /** @type {Partial<ScoresPayload> | null} */ payload) {
   if (!payload || typeof payload.moves !== "string" || !payload.move_scores) return;
   const known = model.scores.get(payload.moves);
   if (known && exactCount(known.move_scores) > exactCount(payload.move_scores)) return;
   model.scores.delete(payload.moves); // re-inserted last: the newest is kept when trimming
-  model.scores.set(payload.moves, payload);
-  if (model.scores.size > 400) model.scores.delete(model.scores.keys().next().value);
+  model.scores.set(payload.moves, /** @type {ScoresPayload} */ (payload)); // moves and move_scores checked above
+  const oldest = model.scores.keys().next().value;
+  if (model.scores.size > 400 && oldest !== undefined) model.scores.delete(oldest);
 }
 
 /** Whether the server is still solving position `moves` exactly (its estimates may become exact). */
-export function solvingAt(model, moves) {
+export function solvingAt(/** @type {Model} */ model, /** @type {string} */ moves) {
   const scores = model.scores.get(moves);
   return Boolean(scores && scores.solving && !scores.complete);
 }
 
 /** The side to move's options at position `moves` ({move: {score, exact, depth?}}), or null. */
-export function scoresFor(model, moves) {
+export function scoresFor(/** @type {Model} */ model, /** @type {string} */ moves) {
   return model.scores.get(moves)?.move_scores ?? null;
 }
 
@@ -110,7 +132,8 @@ export function scoresFor(model, moves) {
  * depth} from its options' scores (exact once every option is), else from an
  * engine search of it, else from the game's review; null when nothing is known.
  */
-export function positionValue(model, moves) {
+/** @returns {PositionValue & {solving?: boolean} | null} */
+export function positionValue(/** @type {Model} */ model, /** @type {string} */ moves) {
   // What the page saw of the position, the side to move's view: its scores (what the
   // board's badges show) and the newest search from it. An exact one wins: at Perfect
   // the engine's search is exact while the scores of its position are often only
@@ -118,7 +141,7 @@ export function positionValue(model, moves) {
   const seen = [];
   const scores = model.scores.get(moves);
   const values = scores ? Object.values(scores.move_scores) : [];
-  if (values.length) {
+  if (scores && values.length) {
     const best = values.reduce((a, b) => (b.score > a.score ? b : a));
     const solving = Boolean(scores.solving && !scores.complete);
     seen.push({ score: best.score, exact: Boolean(scores.complete), depth: best.depth ?? null, solving });
@@ -134,7 +157,7 @@ export function positionValue(model, moves) {
 }
 
 /** Keep the review's values (moves -> value); what the page saw itself still comes first. */
-export function noteReviewValues(model, values) {
+export function noteReviewValues(/** @type {Model} */ model, /** @type {Iterable<[string, PositionValue]>} */ values) {
   for (const [moves, value] of values) model.reviewed.set(moves, value);
 }
 
@@ -143,7 +166,7 @@ export function noteReviewValues(model, values) {
  * that position (the options of the side to move), or the engine's search
  * that led to it (the engine's options before its last move).
  */
-export function resultFor(model, moves) {
+export function resultFor(/** @type {Model} */ model, /** @type {string} */ moves) {
   const before = moves.slice(0, -1);
   const last = moves.slice(-1);
   for (let i = model.results.length - 1; i >= 0; i -= 1) {
@@ -160,7 +183,7 @@ export function resultFor(model, moves) {
  * the depths replayed on joining and the ones broadcast meanwhile make one
  * table whatever their order.
  */
-export function addDepthRow(model, row) {
+export function addDepthRow(/** @type {Model} */ model, /** @type {DepthRow} */ row) {
   const from = typeof row.moves === "string" ? row.moves : (model.searchFrom ?? model.state.moves);
   const first = model.depthRows[0];
   if (from !== model.searchFrom || (first && row.algorithm && first.algorithm && row.algorithm !== first.algorithm)) {
@@ -175,7 +198,7 @@ export function addDepthRow(model, row) {
  * the search under way, or of the engine search that gave `match`; none for an
  * analysis or another position's result.
  */
-export function depthsOf(model, match) {
+export function depthsOf(/** @type {Model} */ model, /** @type {SeenResult | null} */ match) {
   const last = model.depthRows[model.depthRows.length - 1];
   if (!match || !last) return [];
   if (match.kind === "thinking") return model.depthRows;
@@ -184,38 +207,40 @@ export function depthsOf(model, match) {
 }
 
 /** True when the player has a move to take back (and the server can hear the request). */
-export function canUndo(model) {
+export function canUndo(/** @type {Model} */ model) {
   const s = model.state;
   return model.connected && !s.engine_thinking && s.moves.length > s.human_side;
 }
 
 /** The latest completed depth, drawn as a provisional result while thinking. */
-export function provisional(model) {
+/** @returns {SeenResult | null} */
+export function provisional(/** @type {Model} */ model) {
   const row = model.depthRows[model.depthRows.length - 1];
   if (!row || !model.state.engine_thinking || model.searchFrom === null) return null;
   return { from: model.searchFrom, result: { ...row, move_scores: null }, kind: "thinking" };
 }
 
 /** Every analysis of position `from`, the newest per algorithm. */
-export function resultsOf(model, from) {
+export function resultsOf(/** @type {Model} */ model, /** @type {string} */ from) {
   const by = new Map();
   for (const r of model.results) if (r.from === from) by.set(r.result.algorithm, r.result);
   return [...by.values()];
 }
 
 /** "You" / "Engine" (players) or the colour's name (spectators) for a side. */
-export function sideName(model, info, side) {
+export function sideName(/** @type {Model} */ model, /** @type {{players: string[]}} */ info, /** @type {number} */ side) {
   const s = model.state;
   if (isPlayer(model)) return side === s.human_side ? "You" : "Engine";
   return `${info.players[side]} (${side === s.engine_side ? "engine" : "player"})`;
 }
 
 /** The headline over the board. */
-export function turnText(model, info) {
+export function turnText(/** @type {Model} */ model, /** @type {{players: string[]}} */ info) {
   const s = model.state;
-  const colour = (side) => info.players[side];
+  const colour = (/** @type {number} */ side) => info.players[side];
   if (s.status === "won") {
-    if (!isPlayer(model)) return `${colour(s.winner)} (${s.winner === s.engine_side ? "engine" : "player"}) won`;
+    const winner = /** @type {number} */ (s.winner); // a won game has a winner
+    if (!isPlayer(model)) return `${colour(winner)} (${winner === s.engine_side ? "engine" : "player"}) won`;
     return s.winner === s.human_side ? "You won. Well played!" : "The engine won";
   }
   if (s.status === "drawn") return "Draw";
@@ -226,7 +251,7 @@ export function turnText(model, info) {
 }
 
 /** A link that starts a new game from `moves`, the viewer to move. */
-export function continueUrl(model, moves) {
+export function continueUrl(/** @type {Model} */ model, /** @type {string} */ moves) {
   const s = model.state;
   const params = new URLSearchParams({
     game: s.game,

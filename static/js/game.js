@@ -22,7 +22,8 @@ const EV = config.events;
 const model = M.createModel(readJSON("initial-state"));
 const info = gameInfo(model.state.game);
 const gameId = model.state.id;
-const $ = (id) => document.getElementById(id);
+/** The page's element `id` (the template decides its kind: input, button, link...). */
+const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementById(id));
 
 const status = createStatus({ notice: $("notice"), announcer: $("announcer") });
 const board = createBoard($("board"), model.state.game, play);
@@ -199,7 +200,7 @@ async function copyLink() {
     field.value = url;
     field.focus();
     field.select();
-    let ok = false;
+    let ok;
     try {
       ok = document.execCommand("copy");
     } catch {
@@ -317,8 +318,9 @@ function render() {
   );
   renderEvaluation(shown, analysisOn);
 
-  const where = model.reviewPly === 0 ? "the starting position" : `the position after ${moveName(model.reviewPly, info.players)}`;
-  const step = model.reviewPly === 0 ? "the start" : moveName(model.reviewPly, info.players);
+  const ply = model.reviewPly ?? 0; // read only while reviewing
+  const where = ply === 0 ? "the starting position" : `the position after ${moveName(ply, info.players)}`;
+  const step = ply === 0 ? "the start" : moveName(ply, info.players);
   $("turn").textContent = reviewing ? `Reviewing ${step} (live: ${moveName(s.moves.length, info.players)})` : M.turnText(model, info);
   document.title = `${M.turnText(model, info)} · ${info.label} · Lookahead`;
   document.body.dataset.status = s.status;
@@ -357,7 +359,7 @@ function render() {
   const otherAlgorithm = Object.keys(config.algorithms).find((a) => a !== s.settings.algorithm);
   const compareFrom = model.compare.from;
   panel.renderCompare({
-    label: `Analyse with ${config.algorithms[otherAlgorithm] || "the other algorithm"}`,
+    label: `Analyse with ${(otherAlgorithm && config.algorithms[otherAlgorithm]) || "the other algorithm"}`,
     rows: compareFrom === null ? [] : M.resultsOf(model, compareFrom),
     ply: (compareFrom ?? "").length,
     busy: model.compare.waiting.length > 0,

@@ -7,26 +7,27 @@ import { showRecentGames } from "./recent-games.js";
 import { bindSettings } from "./settings-form.js";
 
 const config = readConfig();
-const form = document.getElementById("new-game");
-const status = document.getElementById("form-status");
-const startLabel = document.getElementById("start-label");
+const form = /** @type {HTMLFormElement} */ (document.getElementById("new-game"));
+const status = /** @type {HTMLElement} */ (document.getElementById("form-status"));
+const startLabel = /** @type {HTMLElement} */ (document.getElementById("start-label"));
 const settings = bindSettings(form.querySelector(".settings-fields"), { limits: config.limits });
 
 function chosenGame() {
-  const input = form.querySelector('[name="game"]:checked');
-  return input ? { name: input.value, label: input.closest(".game-card").querySelector(".game-card-title").textContent } : null;
+  const input = /** @type {HTMLInputElement | null} */ (form.querySelector('[name="game"]:checked'));
+  const title = input?.closest(".game-card")?.querySelector(".game-card-title");
+  return input ? { name: input.value, label: title?.textContent ?? input.value } : null;
 }
 
 function syncGame() {
   const game = chosenGame();
-  for (const card of form.querySelectorAll(".game-card")) {
+  for (const card of /** @type {NodeListOf<HTMLElement>} */ (form.querySelectorAll(".game-card"))) {
     card.classList.toggle("is-selected", card.dataset.game === game?.name);
   }
   startLabel.textContent = game ? `Play ${game.label}` : "Start game";
 }
 
 form.addEventListener("change", (event) => {
-  if (event.target.name === "game") syncGame();
+  if (/** @type {HTMLInputElement} */ (event.target).name === "game") syncGame();
 });
 
 form.addEventListener("submit", async (event) => {
@@ -42,7 +43,7 @@ form.addEventListener("submit", async (event) => {
     status.textContent = why; // the field says it too; nothing starts until it is right
     return;
   }
-  const button = form.querySelector('[type="submit"]');
+  const button = /** @type {HTMLButtonElement} */ (form.querySelector('[type="submit"]'));
   button.disabled = true;
   status.textContent = "Setting up the board…";
   try {
@@ -56,7 +57,7 @@ form.addEventListener("submit", async (event) => {
 
 // Coming back with the browser's Back button re-enables the form (and the list is news).
 window.addEventListener("pageshow", (event) => {
-  form.querySelector('[type="submit"]').disabled = false;
+  /** @type {HTMLButtonElement} */ (form.querySelector('[type="submit"]')).disabled = false;
   status.textContent = "";
   if (event.persisted) showRecentGames(document.getElementById("recent-games"), config.games);
 });

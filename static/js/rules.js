@@ -9,9 +9,14 @@
 
 import { readJSON } from "./config.js";
 
+/** @typedef {import("./types.js").GameInfo} GameInfo */
+/** @typedef {import("./types.js").GameName} GameName */
+/** A board's cells, row by row from the top left: the side whose stone is there, or null. @typedef {(number | null)[]} Cells */
+
 // The exact-score convention comes from the server (webapp/engine/scores.py
 // through protocol.client_config()): a win with the winner's k-th stone
 // scores max_exact_score - k.
+/** @type {Record<string, {max_exact_score: number, heuristic_steps?: number[]}>} */
 const SCORES = readJSON("config")?.scores ?? {};
 
 const CONNECT4 = {
@@ -34,19 +39,31 @@ const TICTACTOE = {
   players: ["X", "O"],
 };
 
+/** @type {Record<GameName, typeof CONNECT4>} */
 export const GAMES = { connect4: CONNECT4, tictactoe: TICTACTOE };
 
+/**
+ * A game's facts with the server's score convention (throws for an unknown game).
+ * @param {string} name
+ * @returns {GameInfo}
+ */
 export function gameInfo(name) {
-  const info = GAMES[name];
+  const info = GAMES[/** @type {GameName} */ (name)];
   if (!info) throw new Error(`unknown game ${name}`);
   const cells = info.columns * info.rows;
   const winBase = SCORES[name]?.max_exact_score;
   if (winBase === undefined) throw new Error(`the page's config has no score convention for ${name}`);
   const steps = SCORES[name]?.heuristic_steps ?? [0, 0, 0];
-  return { ...info, cells, winBase, steps, moveKeys: info.name === "connect4" ? 7 : 9 };
+  return { ...info, name: /** @type {GameName} */ (info.name), cells, winBase, steps, moveKeys: info.name === "connect4" ? 7 : 9 };
 }
 
-/** The cell a move lands on in `cells` (null if illegal). */
+/**
+ * The cell a move lands on in `cells` (null if illegal).
+ * @param {GameInfo} info
+ * @param {Cells} cells
+ * @param {string} move
+ * @returns {number | null}
+ */
 export function landingCell(info, cells, move) {
   const n = Number(move);
   if (!Number.isInteger(n) || n < 1) return null;
@@ -65,11 +82,16 @@ export function landingCell(info, cells, move) {
  * Replay `moves` (a string of digits). Returns the cells (0, 1 or null per
  * cell), the ply, the side to move, the cell of each move, the winner and
  * its line, and the legal moves. Stops at the first illegal move.
+ * @param {string} gameName
+ * @param {string} moves
  */
 export function replay(gameName, moves) {
   const info = gameInfo(gameName);
+  /** @type {Cells} */
   const cells = new Array(info.cells).fill(null);
+  /** @type {number[]} */
   const placed = [];
+  /** @type {number[] | null} */
   let winLine = null;
   for (const move of moves) {
     const cell = landingCell(info, cells, move);
@@ -81,6 +103,7 @@ export function replay(gameName, moves) {
   const ply = placed.length;
   const full = ply === info.cells;
   const over = Boolean(winLine) || full;
+  /** @type {Set<string>} */
   const legal = new Set();
   if (!over) {
     for (let m = 1; m <= info.moveKeys; m += 1) {
@@ -101,7 +124,13 @@ export function replay(gameName, moves) {
   };
 }
 
-/** The winning line (cell indexes) through `cell`, or null. */
+/**
+ * The winning line (cell indexes) through `cell`, or null.
+ * @param {GameInfo} info
+ * @param {Cells} cells
+ * @param {number} cell
+ * @returns {number[] | null}
+ */
 function lineThrough(info, cells, cell) {
   const who = cells[cell];
   const row = Math.floor(cell / info.columns);
@@ -122,7 +151,12 @@ function lineThrough(info, cells, cell) {
   return null;
 }
 
-/** The cells where the moves of `line` land, played from position `from`. */
+/**
+ * The cells where the moves of `line` land, played from position `from`.
+ * @param {string} gameName
+ * @param {string} from
+ * @param {string} line
+ */
 export function lineCells(gameName, from, line) {
   const start = replay(gameName, from);
   const cells = start.cells.slice();
@@ -137,7 +171,12 @@ export function lineCells(gameName, from, line) {
   return out;
 }
 
-/** Stones in a Connect Four column (for the column's accessible name). */
+/**
+ * Stones in a Connect Four column (for the column's accessible name).
+ * @param {GameInfo} info
+ * @param {Cells} cells
+ * @param {number} column 0-based
+ */
 export function columnHeight(info, cells, column) {
   let count = 0;
   for (let row = 0; row < info.rows; row += 1) {

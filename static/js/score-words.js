@@ -4,10 +4,18 @@
 // (protocol.HEURISTIC_STEPS, in the page's config as info.steps): the page
 // never restates the score convention.
 
+/** @typedef {import("./types.js").GameInfo} GameInfo */
+/** @typedef {Pick<GameInfo, "steps">} Steps */
+
 const BETTER = ["slightly better", "better", "much better"];
 const WORSE = ["slightly worse", "worse", "much worse"];
 
-/** How far an estimate leans: 0 (about even) to 3 (much better), signed. */
+/**
+ * How far an estimate leans: 0 (about even) to 3 (much better), signed.
+ * @param {number} score
+ * @param {Steps} info
+ * @returns {number}
+ */
 export function estimateStep(score, info) {
   const size = Math.abs(score);
   let step = 0;
@@ -15,14 +23,25 @@ export function estimateStep(score, info) {
   return score < 0 ? -step : step;
 }
 
-/** "slightly better" for the side to move, "about even", "much worse". */
+/**
+ * "slightly better" for the side to move, "about even", "much worse".
+ * @param {number} score
+ * @param {Steps} info
+ * @returns {string}
+ */
 export function estimateWords(score, info) {
   const step = estimateStep(score, info);
   if (step === 0) return "about even";
   return step > 0 ? BETTER[step - 1] : WORSE[-step - 1];
 }
 
-/** "Red is slightly better", "About even": an estimate from `side`'s view, named. */
+/**
+ * "Red is slightly better", "About even": an estimate from `side`'s view, named.
+ * @param {number} score
+ * @param {number} side
+ * @param {Pick<GameInfo, "steps" | "players">} info
+ * @returns {string}
+ */
 export function leaderWords(score, side, info) {
   const step = estimateStep(score, info);
   if (step === 0) return "About even";

@@ -5,7 +5,8 @@ import { readJSON } from "./config.js";
 
 /** The game the fields are for: the home page's chosen card, or the game page's game. */
 function currentGame() {
-  return document.querySelector('[name="game"]:checked')?.value ?? readJSON("initial-state")?.game;
+  const chosen = /** @type {HTMLInputElement | null} */ (document.querySelector('[name="game"]:checked'));
+  return chosen?.value ?? readJSON("initial-state")?.game;
 }
 
 /**
@@ -52,7 +53,7 @@ export function levelHint(base, level, algorithm, customDepth) {
  * the settings a person just changed; custom limits only once they can be used
  * (each field empty or in its range, one given), else `onInvalid(message)`.
  */
-export function bindSettings(root, { limits, onChange = () => {}, onInvalid = () => {} }) {
+export function bindSettings(root, { limits, onChange = (_partial) => {}, onInvalid = (_message) => {} }) {
   const field = (name) => root.querySelector(`[name="${name}"]`);
   const checked = (name) => root.querySelector(`[name="${name}"]:checked`);
   const customBox = root.querySelector("[data-custom-limits]");
@@ -168,7 +169,7 @@ export function bindSettings(root, { limits, onChange = () => {}, onInvalid = ()
   });
   syncLevel();
   document.addEventListener("change", (event) => {
-    if (event.target.name === "game") syncLevel();
+    if (/** @type {HTMLInputElement} */ (event.target).name === "game") syncLevel();
   });
 
   return { values, show, problem };

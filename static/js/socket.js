@@ -9,7 +9,7 @@
  * plus the pseudo-events "connected" and "disconnected".
  */
 export function connectGame(events, gameId, handlers) {
-  const socket = window.io({ transports: ["websocket", "polling"] });
+  const socket = /** @type {any} */ (window).io({ transports: ["websocket", "polling"] });
   const call = (name, payload) => handlers[name]?.(payload);
 
   socket.on("connect", () => {

@@ -4,6 +4,25 @@
 // visit order reads left to right). Collapsed nodes are leaves with a count.
 // Moves a cut-off never searched are drawn as small "pruned" leaves.
 
+/** @typedef {import("./tree-model.js").Tree} Tree */
+/** @typedef {import("./tree-model.js").TreeNode} TreeNode */
+
+/**
+ * A drawn node (or, `stub`, a pruned move's small leaf under node `id`).
+ * @typedef {object} LayoutItem
+ * @property {string} key stable across redraws
+ * @property {number} id
+ * @property {number} depth
+ * @property {number} x
+ * @property {number} y
+ * @property {boolean} stub
+ * @property {boolean} [collapsed]
+ * @property {number} [hiddenCount] the shown nodes a collapsed node hides
+ * @property {string} [move] a stub's move
+ */
+
+/** @typedef {{key: string, from: LayoutItem, to: LayoutItem, stub: boolean}} LayoutEdge */
+
 export const COLUMN = 46;
 export const ROW = 74;
 
@@ -14,19 +33,26 @@ export const ROW = 74;
  * - pruned(node): the moves drawn as pruned stubs under it (or []).
  * Returns {items: [{key, id, x, y, depth, collapsed, hiddenCount, stub, move}],
  *          edges: [{key, from, to, stub}], width, height}.
+ * @param {Tree} tree
+ * @param {number} rootId
+ * @param {{shown: (node: TreeNode) => boolean, open: (node: TreeNode) => boolean, pruned: (node: TreeNode) => string[]}} rules
+ * @returns {{items: LayoutItem[], edges: LayoutEdge[], width: number, height: number}}
  */
 export function layoutTree(tree, rootId, { shown, open, pruned }) {
+  /** @type {LayoutItem[]} */
   const items = [];
+  /** @type {LayoutEdge[]} */
   const edges = [];
   let column = 0;
   let deepest = 0;
-  const place = (node, depth) => {
+  const place = (/** @type {TreeNode} */ node, /** @type {number} */ depth) => {
     deepest = Math.max(deepest, depth);
     const kids = open(node) ? node.kids.map((k) => tree.nodes[k]).filter(shown) : [];
     const stubs = open(node) ? pruned(node) : [];
     const hiddenCount = open(node) ? 0 : node.kids.filter((k) => shown(tree.nodes[k])).reduce(
       (sum, k) => sum + countShown(tree, tree.nodes[k], shown), 0);
-    const item = { key: `n${node.id}`, id: node.id, depth, collapsed: hiddenCount > 0, hiddenCount, stub: false };
+    /** @type {LayoutItem} */
+    const item = { key: `n${node.id}`, id: node.id, depth, collapsed: hiddenCount > 0, hiddenCount, stub: false, x: 0, y: 0 };
     items.push(item);
     const xs = [];
     for (const kid of kids) {
@@ -57,11 +83,11 @@ export function layoutTree(tree, rootId, { shown, open, pruned }) {
 }
 
 /** How many shown nodes a subtree holds (itself included). */
-export function countShown(tree, node, shown) {
+export function countShown(/** @type {Tree} */ tree, /** @type {TreeNode} */ node, /** @type {(node: TreeNode) => boolean} */ shown) {
   let count = 1;
   const stack = [...node.kids];
   while (stack.length) {
-    const kid = tree.nodes[stack.pop()];
+    const kid = tree.nodes[/** @type {number} */ (stack.pop())]; // the loop checks the stack is not empty
     if (!shown(kid)) continue;
     count += 1;
     stack.push(...kid.kids);

@@ -9,12 +9,12 @@
 
 import { replay } from "./rules.js";
 
-const link = document.getElementById("tree-link");
+const link = /** @type {HTMLAnchorElement | null} */ (document.getElementById("tree-link"));
 
 /** The ply on the board: null when it is the live position. */
 function shownPly() {
   if (document.getElementById("review-banner")?.hidden !== false) return null;
-  const current = document.querySelector("#moves .move-list button[aria-current]");
+  const current = /** @type {HTMLButtonElement | null} */ (document.querySelector("#moves .move-list button[aria-current]"));
   return current ? Number(current.dataset.ply) : 0; // no move marked: the starting position
 }
 
@@ -26,7 +26,7 @@ export function searchedPosition(game, moves, ply) {
 
 link?.addEventListener("click", async (event) => {
   event.preventDefault();
-  const gameId = decodeURIComponent(window.location.pathname.split("/").pop());
+  const gameId = decodeURIComponent(window.location.pathname.split("/").pop() ?? "");
   let href = link.href;
   try {
     const response = await fetch(`/api/games/${encodeURIComponent(gameId)}`);

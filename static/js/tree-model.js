@@ -9,12 +9,57 @@
 // search covers ids id .. id + size - 1, so its value is known once the
 // step passes its last node.
 
-/** Max moves at even depths (the root's side), Min at odd ones. */
+/**
+ * A node of GET /api/tree's answer (webapp/engine/trace.py), in visit order.
+ * @typedef {object} TreeNodeData
+ * @property {number} id the step at which the search reached it
+ * @property {number | null} parent
+ * @property {number} depth
+ * @property {string | null} move
+ * @property {number} size the nodes its own search visited (itself included; 0: never finished)
+ * @property {number | null} value from Max's side
+ * @property {"lower" | "upper" | null} bound
+ * @property {number | null} alpha
+ * @property {number | null} beta
+ * @property {boolean} cut
+ * @property {string[]} pruned the moves a cut-off left unsearched
+ * @property {number | null} tt_hit the node whose result a table hit reused
+ * @property {boolean} line a principal-variation walk's node, not the search's own
+ * @property {string} kind
+ * @property {number} [iteration]
+ */
+
+/** A node with its children and the size of its subtree. @typedef {TreeNodeData & {kids: number[], total: number}} TreeNode */
+
+/**
+ * The search tree, indexed (buildTree's answer).
+ * @typedef {object} Tree
+ * @property {TreeNode[]} nodes by id
+ * @property {number[]} roots each iteration's root
+ * @property {number[]} cuts the cut-off nodes
+ * @property {number[]} cutSteps the steps at which each cut-off happens, sorted
+ * @property {number[]} hitSteps the steps of the table hits
+ * @property {boolean} [truncated] the trace reached its node limit
+ * @property {string} [algorithm]
+ * @property {string | null} [best_move]
+ * @property {string} [pv]
+ * @property {number} [depth] the depth asked for
+ * @property {number[]} [iterations] the depths completed
+ * @property {number} [limit] the node limit
+ * @property {number} [node_count]
+ * @property {number | null} [root_value]
+ */
+
+/** Max moves at even depths (the root's side), Min at odd ones. @param {{depth: number}} node */
 export const isMax = (node) => node.depth % 2 === 0;
 
 /** Index the answer: children, the subtree count drawn under a collapsed node, iteration roots. */
+/**
+ * @param {{nodes: TreeNodeData[], truncated?: boolean}} data
+ * @returns {Tree}
+ */
 export function buildTree(data) {
-  const nodes = data.nodes.map((n) => ({ ...n, kids: [], total: 1 }));
+  const nodes = data.nodes.map((n) => ({ ...n, kids: /** @type {number[]} */ ([]), total: 1 }));
   for (const node of nodes) if (node.parent !== null) nodes[node.parent].kids.push(node.id);
   for (let i = nodes.length - 1; i >= 0; i -= 1) {
     const node = nodes[i];
@@ -29,7 +74,7 @@ export function buildTree(data) {
 }
 
 /** How many of the sorted `steps` are at or before `step` (a binary search). */
-export function countUpTo(steps, step) {
+export function countUpTo(/** @type {number[]} */ steps, /** @type {number} */ step) {
   let low = 0;
   let high = steps.length;
   while (low < high) {
@@ -41,31 +86,32 @@ export function countUpTo(steps, step) {
 }
 
 /** The last step of a node's own search (Infinity if a truncated trace never finished it). */
-export function doneAt(node) {
+export function doneAt(/** @type {TreeNodeData} */ node) {
   return node.size > 0 ? node.id + node.size - 1 : Infinity;
 }
 
 /** The iteration root a node belongs to. */
-export function rootOf(tree, id) {
+export function rootOf(/** @type {Tree} */ tree, /** @type {number} */ id) {
   let node = tree.nodes[id];
   while (node.parent !== null) node = tree.nodes[node.parent];
   return node.id;
 }
 
 /** Ids from the root down to `id`. */
-export function pathTo(tree, id) {
+export function pathTo(/** @type {Tree} */ tree, /** @type {number} */ id) {
   const path = [];
-  for (let n = tree.nodes[id]; n; n = n.parent === null ? null : tree.nodes[n.parent]) path.push(n.id);
+  for (let /** @type {TreeNode | null} */ n = tree.nodes[id]; n; n = n.parent === null ? null : tree.nodes[n.parent]) path.push(n.id);
   return path.reverse();
 }
 
 /** The moves from the root position to a node ("" for the root). */
-export function movesTo(tree, id) {
+export function movesTo(/** @type {Tree} */ tree, /** @type {number} */ id) {
   return pathTo(tree, id).slice(1).map((i) => tree.nodes[i].move).join("");
 }
 
 /** The next cut-off node after `step` (the one whose search finishes first), or null. */
-export function nextCut(tree, step) {
+export function nextCut(/** @type {Tree} */ tree, /** @type {number} */ step) {
+  /** @type {TreeNode | null} */
   let best = null;
   for (const id of tree.cuts) {
     const node = tree.nodes[id];
@@ -75,7 +121,7 @@ export function nextCut(tree, step) {
 }
 
 /** Ids on the best line of an iteration: its root, then each pv move among its own children. */
-export function bestLine(tree, rootId, pv) {
+export function bestLine(/** @type {Tree} */ tree, /** @type {number} */ rootId, /** @type {string | null | undefined} */ pv) {
   const line = [rootId];
   let node = tree.nodes[rootId];
   for (const move of pv || "") {
@@ -88,9 +134,10 @@ export function bestLine(tree, rootId, pv) {
 }
 
 /** The lines of moves (from the root) that an iteration's search visited. */
-export function visitedLines(tree, rootId) {
+export function visitedLines(/** @type {Tree} */ tree, /** @type {number} */ rootId) {
+  /** @type {Set<string>} */
   const lines = new Set();
-  const walk = (id, prefix) => {
+  const walk = (/** @type {number} */ id, /** @type {string} */ prefix) => {
     lines.add(prefix);
     for (const kid of tree.nodes[id].kids) walk(kid, prefix + tree.nodes[kid].move);
   };
@@ -99,7 +146,7 @@ export function visitedLines(tree, rootId) {
 }
 
 /** A value for a node label: "+3", "−1", "0", "+0.12", with "≥"/"≤" for a bound; "?" unknown. */
-export function valueText(value, bound) {
+export function valueText(/** @type {number | null | undefined} */ value, /** @type {string | null} */ bound = null) {
   if (value === null || value === undefined) return "?";
   // Estimates are thousandths of a win (the server's scale): all three digits, trailing zeros cut.
   const magnitude = Number.isInteger(value) ? String(Math.abs(value)) : String(Number(Math.abs(value).toFixed(3)));
@@ -109,7 +156,7 @@ export function valueText(value, bound) {
 }
 
 /** What a value means for Max, in words. */
-export function valueWords(value) {
+export function valueWords(/** @type {number | null | undefined} */ value) {
   if (value === null || value === undefined) return "not known yet";
   if (value >= 1) return "a forced win for Max";
   if (value <= -1) return "a forced win for Min";
@@ -118,14 +165,14 @@ export function valueWords(value) {
 }
 
 /** A window in words: "α = −∞, β = +3". */
-export function windowText(node) {
+export function windowText(/** @type {{alpha: number | null, beta: number | null}} */ node) {
   const a = node.alpha === null ? "\u2212\u221e" : valueText(node.alpha);
   const b = node.beta === null ? "+\u221e" : valueText(node.beta);
   return `\u03b1 = ${a}, \u03b2 = ${b}`;
 }
 
 /** Why a cut-off node stopped searching, in words (null if it did not). */
-export function cutReason(node, moveNoun = "move") {
+export function cutReason(/** @type {TreeNodeData} */ node, moveNoun = "move") {
   if (!node.cut) return null;
   const skipped = `${node.pruned.length} ${moveNoun}${node.pruned.length === 1 ? "" : "s"} (${node.pruned.join(", ")})`;
   if (isMax(node)) {
@@ -141,12 +188,12 @@ export function cutReason(node, moveNoun = "move") {
 }
 
 /** What kind of node this is, in words. */
-export function kindWords(tree, node) {
+export function kindWords(/** @type {Tree} */ tree, /** @type {TreeNodeData} */ node) {
   switch (node.kind) {
     case "root": return `the position searched, iteration to depth ${node.iteration}`;
     case "terminal": return "the game is over here";
     case "leaf": return "the search's horizon: the position is evaluated, not searched";
-    case "hit": return `a transposition-table hit: the result of node ${node.tt_hit + 1} (the same position, searched before) is reused`;
+    case "hit": return `a transposition-table hit: the result of node ${(node.tt_hit ?? 0) + 1} (the same position, searched before) is reused`;
     case "inner": return node.cut ? "searched until a cut-off" : "every move searched";
     default: return tree.truncated ? "still open when the trace reached its node limit" : "being searched";
   }

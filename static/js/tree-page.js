@@ -19,19 +19,22 @@ const SPEEDS = [1, 3, 10, 30, 100, 300];
 
 const request = readJSON("tree-request");
 const info = gameInfo(request.game);
-const $ = (id) => document.getElementById(id);
+/** The page's element `id` (the template decides its kind: input, button, link...). */
+const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementById(id));
 const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
 
+/** @typedef {import("./tree-model.js").Tree} Tree */
+
 const state = {
-  tree: null,
+  tree: /** @type {Tree} */ (/** @type {unknown} */ (null)), // loaded by start() before anything is drawn
   step: 0,
   selected: 0,
   userOpen: new Set(),
   userClosed: new Set(),
   playing: false,
   speed: 10,
-  skipped: null,
-  other: null, // the compared tree (side by side)
+  skipped: /** @type {Set<number> | null} */ (null),
+  other: /** @type {{tree: Tree, skipped: Set<number> | null} | null} */ (null), // the compared tree (side by side)
 };
 
 const view = createTreeView($("tree-main"), {
@@ -181,7 +184,7 @@ function renderDetails(id, preview = false) {
   ];
   if (tree.algorithm === "alphabeta") rows.push(["Window", `${M.windowText(node)}${windowWords(node)}`]);
   rows.push(["What happened", known || node.kind !== "open" ? M.kindWords(tree, node) : "being searched"]);
-  if (known && node.cut) rows.push(["Cut-off", M.cutReason(node, info.moveNoun)]);
+  if (known && node.cut) rows.push(["Cut-off", M.cutReason(node, info.moveNoun) ?? ""]); // a cut node has its reason
   if (node.line) rows.push(["Line check", "searched again after the iteration, to confirm the best line move by move"]);
   $("detail-list").replaceChildren(...rows.flatMap(([term, text]) => {
     const dt = document.createElement("dt");
@@ -215,7 +218,7 @@ function windowWords(node) {
 }
 
 // -- stepping ---------------------------------------------------------------------------------
-function goTo(step, { follow = true, select = null } = {}) {
+function goTo(/** @type {number} */ step, /** @type {{follow?: boolean, select?: number | null}} */ { follow = true, select = null } = {}) {
   const { tree } = state;
   state.step = Math.max(0, Math.min(step, tree.nodes.length - 1));
   state.selected = select ?? state.step;
@@ -262,7 +265,7 @@ function select(id, how = {}) {
 
 function toggle(id) {
   const node = state.tree.nodes[id];
-  const item = [...document.querySelectorAll("#tree-main .tree-node")].find((g) => g.dataset.id === String(id));
+  const item = [.../** @type {NodeListOf<SVGElement>} */ (document.querySelectorAll("#tree-main .tree-node"))].find((g) => g.dataset.id === String(id));
   const isOpen = item && item.getAttribute("aria-expanded") === "true";
   state.selected = id;
   if (isOpen) { state.userOpen.delete(id); state.userClosed.add(id); }
@@ -338,6 +341,7 @@ async function compare() {
 }
 
 function renderOther(fit = false) {
+  if (!state.other) return;
   const { tree, skipped } = state.other;
   const step = tree.nodes.length - 1;
   const drawn = scene(tree, step, { forMain: false });
@@ -346,7 +350,7 @@ function renderOther(fit = false) {
 }
 
 function toggleOther(id) {
-  const drawn = [...document.querySelectorAll("#tree-other-host .tree-node")].find((g) => g.dataset.id === String(id));
+  const drawn = [.../** @type {NodeListOf<SVGElement>} */ (document.querySelectorAll("#tree-other-host .tree-node"))].find((g) => g.dataset.id === String(id));
   if (drawn && drawn.getAttribute("aria-expanded") === "true") { otherOpen.delete(id); otherClosed.add(id); }
   else { otherClosed.delete(id); otherOpen.add(id); }
   renderOther();
@@ -382,7 +386,7 @@ function bind() {
   });
   $("compare-button").addEventListener("click", compare);
   document.addEventListener("keydown", (event) => {
-    if (event.target.closest("input, select, textarea, .tree-svg") || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (/** @type {Element} */ (event.target).closest("input, select, textarea, .tree-svg") || event.ctrlKey || event.metaKey || event.altKey) return;
     const keys = { n: () => goTo(state.step + 1), b: () => goTo(state.step - 1), c: () => $("step-cut").click(), p: () => setPlaying(!state.playing) };
     if (keys[event.key]) { event.preventDefault(); keys[event.key](); }
   });
@@ -421,5 +425,5 @@ async function start() {
   goTo(0);
 }
 
-window.treeExplorer = { state, goTo, setPlaying }; // for tests and the frame-rate script
+/** @type {any} */ (window).treeExplorer = { state, goTo, setPlaying }; // for tests and the frame-rate script
 start();

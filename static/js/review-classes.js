@@ -1,0 +1,41 @@
+// The review's classes of moves and what the summary counts: pure (no DOM),
+// shared by the review panel (review-panel.js) and its unit tests.
+
+/**
+ * One move of a game's review (GET /api/games/<id>/review): its class by the
+ * exact result it keeps (null when not solved in time), values from the mover's side.
+ * @typedef {object} ReviewEntry
+ * @property {number} ply
+ * @property {string} move
+ * @property {0 | 1} player
+ * @property {"best" | "inaccuracy" | "mistake" | "blunder" | null} class
+ * @property {boolean} [preset]
+ * @property {number} value_before
+ * @property {number} value_after
+ * @property {string[]} best_moves
+ */
+
+/** The classes, best first: the symbol and the word shown, and what they mean. */
+export const CLASSES = {
+  best: { symbol: "!", word: "best", meaning: "kept the best result" },
+  inaccuracy: { symbol: "?!", word: "inaccuracy", meaning: "kept the result, but wins slower or loses faster" },
+  mistake: { symbol: "?", word: "mistake", meaning: "a win became a draw, or a draw a loss" },
+  blunder: { symbol: "??", word: "blunder", meaning: "a win became a loss" },
+};
+/** A move the game was made with (a link with moves=): played by neither side, judged as no one's. */
+export const PRESET = { symbol: "·", word: "preset", meaning: "on the board when the game was made" };
+/** Counts per side and class (preset moves apart: no one's), and the moves where the
+ * result with best play changed. */
+export function summarise(/** @type {ReviewEntry[]} */ entries) {
+  const counts = [0, 1].map(() => Object.fromEntries([...Object.keys(CLASSES), "unknown"].map((c) => [c, 0])));
+  const played = entries.filter((entry) => !entry.preset);
+  for (const entry of played) counts[entry.player][entry.class ?? "unknown"] += 1;
+  const turns = played.filter((e) => e.class === "mistake" || e.class === "blunder");
+  return { counts, turns, preset: entries.length - played.length };
+}
+
+/** "a win became a loss" (values from the mover's side). */
+export function change(/** @type {ReviewEntry} */ entry) {
+  const word = (/** @type {number} */ v) => (v > 0 ? "win" : v < 0 ? "loss" : "draw");
+  return `a ${word(entry.value_before)} became a ${word(entry.value_after)}`;
+}

@@ -1,0 +1,72 @@
+// The search-tree view's camera: where the drawing sits in its box and at
+// what scale (zoom about a point, bring a node into view, fit it all).
+
+import { COLUMN } from "./tree-layout.js";
+import { MARGIN } from "./tree-render.js";
+
+/** @typedef {import("./tree-render.js").TreeViewState} TreeViewState */
+
+/** Put the stage where the camera says. @param {TreeViewState} state */
+export function applyCamera(state) {
+  const { x, y, k } = state.camera;
+  state.stage.style.transform = `translate(${x}px, ${y}px) scale(${k})`;
+}
+
+/**
+ * Zoom by `factor` keeping the screen point (clientX, clientY) still.
+ * @param {TreeViewState} state
+ * @param {number} factor
+ * @param {number} clientX
+ * @param {number} clientY
+ */
+export function zoomAt(state, factor, clientX, clientY) {
+  const view = state.camera;
+  const box = state.root.getBoundingClientRect();
+  const px = clientX - box.left;
+  const py = clientY - box.top;
+  const k = Math.min(3, Math.max(0.08, view.k * factor));
+  view.x = px - ((px - view.x) * k) / view.k;
+  view.y = py - ((py - view.y) * k) / view.k;
+  view.k = k;
+  applyCamera(state);
+}
+
+/** Zoom about the box's centre. @param {TreeViewState} state @param {number} factor */
+export function zoomBy(state, factor) {
+  const box = state.root.getBoundingClientRect();
+  zoomAt(state, factor, box.left + box.width / 2, box.top + box.height / 2);
+}
+
+/**
+ * Bring node `id` into view if it is not (`force`: centre it anyway).
+ * @param {TreeViewState} state
+ * @param {number} id
+ * @param {boolean} [force]
+ */
+export function centerOn(state, id, force = false) {
+  const view = state.camera;
+  const item = state.byId.get(id);
+  if (!item) return;
+  const box = state.root.getBoundingClientRect();
+  const sx = view.x + item.x * view.k;
+  const sy = view.y + item.y * view.k;
+  const inside = sx > MARGIN && sx < box.width - MARGIN && sy > MARGIN / 2 && sy < box.height - MARGIN;
+  if (inside && !force) return;
+  view.x = box.width / 2 - item.x * view.k;
+  view.y = Math.min(box.height / 3, box.height - MARGIN) - item.y * view.k;
+  applyCamera(state);
+}
+
+/** Scale the whole drawing into the box (never above natural size). @param {TreeViewState} state */
+export function fitAll(state) {
+  if (!state.scene) return;
+  const view = state.camera;
+  const box = state.root.getBoundingClientRect();
+  const { width, height } = state.scene.layout;
+  const k = Math.min(1, (box.width - MARGIN * 1.5) / (width + COLUMN), (box.height - MARGIN) / (height + 20));
+  const smallest = box.width < 600 ? 0.75 : 0.4; // below this labels are unreadable: pan instead
+  view.k = Math.max(smallest, k);
+  view.x = MARGIN + COLUMN * view.k + Math.max(0, (box.width - MARGIN * 1.5 - (width + COLUMN) * view.k) / 2);
+  view.y = MARGIN / 2 + 4;
+  applyCamera(state);
+}

@@ -1,0 +1,125 @@
+// game-model.js: the game page's state apart from drawing, fed with the
+// protocol's payloads (state, scores, engine_move, thinking rows).
+import "./page-config.js";
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import {
+  addDepthRow, canUndo, continueUrl, createModel, engineSearchFrom, liveMoves, myTurn, noteEngineMove,
+  noteReviewValues, noteScores, positionValue, provisional, resultFor, scoresFor, shownMoves, solvingAt, turnText,
+} from "../../static/js/game-model.js";
+import { gameInfo } from "../../static/js/rules.js";
+
+/** @returns {import("../../static/js/types.js").State} */
+function state(extra = {}) {
+  return {
+    id: "g1", version: 1, game: "tictactoe", moves: "", status: "playing", winner: null, to_move: 0,
+    settings: { level: "custom", algorithm: "alphabeta", depth: 4, time: null }, human_side: 0, engine_side: 1,
+    engine_thinking: false, last_engine_move: null, scores: null, move_count: 0, url: "/g/g1", seat: "player",
+    ...extra,
+  };
+}
+
+/** An engine_move payload. */
+function engineMove(extra = {}) {
+  return { best_move: "5", score: 0, exact: true, pv: "5", nodes: 100, depth: 8, time_ms: 3, algorithm: "alphabeta", ...extra };
+}
+
+test("a player moves on their turn, not while a move is on its way or the engine thinks", () => {
+  const model = createModel(state());
+  assert.equal(myTurn(model), true);
+  model.pending = "5";
+  assert.equal(myTurn(model), false);
+  assert.equal(liveMoves(model), "5");
+  assert.equal(myTurn(createModel(state({ engine_thinking: true }))), false);
+  assert.equal(myTurn(createModel(state({ seat: "spectator" }))), false);
+  assert.equal(myTurn(createModel(state({ status: "won", winner: 0 }))), false);
+});
+
+test("reviewing shows an earlier position, the live one otherwise", () => {
+  const model = createModel(state({ moves: "1529" }));
+  assert.equal(shownMoves(model), "1529");
+  model.reviewPly = 2;
+  assert.equal(shownMoves(model), "15");
+});
+
+test("the engine's searched position is the payload's, else found from the state", () => {
+  assert.equal(engineSearchFrom(state({ moves: "15" }), engineMove({ moves: "1" })), "1");
+  // The engine (side 1) played "5" after "1": it searched "1".
+  assert.equal(engineSearchFrom(state({ moves: "15" }), engineMove({ best_move: "5" })), "1");
+  // Still thinking on its turn: the live position.
+  assert.equal(engineSearchFrom(state({ moves: "1", to_move: 1, engine_thinking: true }), engineMove()), "1");
+  assert.equal(engineSearchFrom(state({ moves: "19" }), engineMove({ best_move: "5" })), null);
+});
+
+test("an engine move is recorded once; a later one with more exact scores improves it", () => {
+  const model = createModel(state({ moves: "15" }));
+  noteEngineMove(model, engineMove({ move_scores: { 5: { score: 0, exact: false } } }));
+  noteEngineMove(model, engineMove({ move_scores: { 5: { score: 0, exact: true } } }));
+  assert.equal(model.results.length, 1);
+  assert.equal(model.results[0].from, "1");
+  assert.equal(model.results[0].result.move_scores["5"].exact, true);
+  assert.equal(resultFor(model, "1")?.kind, "engine");
+  assert.equal(resultFor(model, "15")?.kind, "engine"); // the search that led to it
+  assert.equal(resultFor(model, "159"), null);
+});
+
+test("scores of a position keep the one knowing more exact moves", () => {
+  const model = createModel(state());
+  noteScores(model, { moves: "1", move_scores: { 5: { score: 0, exact: true }, 9: { score: 2, exact: true } }, solving: false });
+  noteScores(model, { moves: "1", move_scores: { 5: { score: 0.1, exact: false, depth: 3 } }, solving: true });
+  assert.deepEqual(Object.keys(scoresFor(model, "1") ?? {}), ["5", "9"]);
+  assert.equal(solvingAt(model, "1"), false);
+  noteScores(model, { moves: "2", move_scores: { 5: { score: 0.1, exact: false, depth: 3 } }, solving: true, complete: false });
+  assert.equal(solvingAt(model, "2"), true);
+  noteScores(model, { moves: "3" }); // no move_scores: ignored
+  assert.equal(scoresFor(model, "3"), null);
+});
+
+test("a position's value: exact first, then the board's estimate, then the review", () => {
+  const model = createModel(state({ moves: "15" }));
+  assert.equal(positionValue(model, "1"), null);
+  noteReviewValues(model, [["1", { score: 0, exact: true, depth: null }]]);
+  assert.deepEqual(positionValue(model, "1"), { score: 0, exact: true, depth: null });
+  noteScores(model, { moves: "1", move_scores: { 5: { score: 0.2, exact: false, depth: 4 }, 9: { score: -0.1, exact: false, depth: 4 } } });
+  assert.deepEqual(positionValue(model, "1"), { score: 0.2, exact: false, depth: 4, solving: false });
+  noteEngineMove(model, engineMove({ score: 0, exact: true }));
+  assert.equal(positionValue(model, "1")?.exact, true); // the engine's exact search wins
+});
+
+test("depth rows of one search make one table, a new position starts another", () => {
+  const model = createModel(state({ moves: "1", to_move: 1, engine_thinking: true }));
+  addDepthRow(model, { depth: 2, score: 0.1, algorithm: "alphabeta" });
+  addDepthRow(model, { depth: 1, score: 0.2, algorithm: "alphabeta" });
+  addDepthRow(model, { depth: 2, score: 0.3, algorithm: "alphabeta" });
+  assert.deepEqual(model.depthRows.map((r) => [r.depth, r.score]), [[1, 0.2], [2, 0.3]]);
+  assert.equal(provisional(model)?.result.score, 0.3);
+  addDepthRow(model, { depth: 1, score: 0, algorithm: "alphabeta", moves: "15" });
+  assert.equal(model.depthRows.length, 1);
+  assert.equal(model.searchFrom, "15");
+});
+
+test("undo needs a connection, the player's own move, and no search under way", () => {
+  const model = createModel(state({ moves: "15" }));
+  assert.equal(canUndo(model), false); // not connected
+  model.connected = true;
+  assert.equal(canUndo(model), true);
+  assert.equal(canUndo({ ...model, state: state({ moves: "" }) }), false);
+});
+
+test("the headline speaks to the player or names the sides for a spectator", () => {
+  const info = gameInfo("tictactoe");
+  assert.equal(turnText(createModel(state()), info), "Your move (X)");
+  assert.equal(turnText(createModel(state({ status: "won", winner: 0 })), info), "You won. Well played!");
+  assert.equal(turnText(createModel(state({ status: "won", winner: 1, seat: "spectator" })), info), "O (engine) won");
+  assert.equal(turnText(createModel(state({ status: "drawn" })), info), "Draw");
+  assert.equal(turnText(createModel(state({ to_move: 1, seat: "spectator" })), info), "O (engine) is thinking…");
+});
+
+test("a new game from here keeps the level and lets the viewer move", () => {
+  const url = new URL(continueUrl(createModel(state()), "15"), "http://x");
+  assert.equal(url.pathname, "/new");
+  assert.equal(url.searchParams.get("moves"), "15");
+  assert.equal(url.searchParams.get("engine_plays"), "second");
+  assert.equal(url.searchParams.get("depth"), "4");
+  assert.equal(url.searchParams.get("time"), null);
+});

@@ -1,0 +1,36 @@
+// review-classes.js: the review summary's counts and words.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { CLASSES, change, summarise } from "../../static/js/review-classes.js";
+
+/** A review entry. */
+const entry = (ply, player, cls, extra = {}) => ({
+  ply, move: String(ply), player, class: cls, value_before: 1, value_after: 1, best_moves: [], ...extra,
+});
+
+test("the summary counts per side and class, preset moves apart", () => {
+  const entries = [
+    entry(1, 0, null, { preset: true }),
+    entry(2, 1, "best"),
+    entry(3, 0, "blunder", { value_before: 1, value_after: -1 }),
+    entry(4, 1, "inaccuracy"),
+    entry(5, 0, null),
+    entry(6, 1, "mistake", { value_before: 0, value_after: -1 }),
+  ];
+  const { counts, turns, preset } = summarise(entries);
+  assert.equal(preset, 1);
+  assert.deepEqual(counts[0], { best: 0, inaccuracy: 0, mistake: 0, blunder: 1, unknown: 1 });
+  assert.deepEqual(counts[1], { best: 1, inaccuracy: 1, mistake: 1, blunder: 0, unknown: 0 });
+  assert.deepEqual(turns.map((e) => e.ply), [3, 6]); // where the result changed
+});
+
+test("a change reads from the mover's side", () => {
+  assert.equal(change(entry(3, 0, "blunder", { value_before: 2, value_after: -1 })), "a win became a loss");
+  assert.equal(change(entry(3, 0, "mistake", { value_before: 0, value_after: -3 })), "a draw became a loss");
+  assert.equal(change(entry(3, 0, "mistake", { value_before: 1, value_after: 0 })), "a win became a draw");
+});
+
+test("the classes run best first, each with a symbol and a word", () => {
+  assert.deepEqual(Object.keys(CLASSES), ["best", "inaccuracy", "mistake", "blunder"]);
+  assert.deepEqual(Object.values(CLASSES).map((c) => c.symbol), ["!", "?!", "?", "??"]);
+});

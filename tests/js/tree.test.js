@@ -1,0 +1,156 @@
+// tree-model.js and tree-layout.js: the search tree built from /api/tree's
+// answer, its words, and a layout whose nodes never overlap.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { COLUMN, ROW, countShown, layoutTree } from "../../static/js/tree-layout.js";
+import {
+  bestLine, buildTree, countUpTo, cutReason, doneAt, isMax, movesTo, nextCut, pathTo, rootOf,
+  valueText, valueWords, visitedLines, windowText,
+} from "../../static/js/tree-model.js";
+
+/**
+ * A node of the answer, in visit order (id = the step it was reached).
+ * @param {number} id @param {number | null} parent @param {number} depth @param {string | null} move
+ * @param {object} [extra]
+ */
+const node = (id, parent, depth, move, extra = {}) => ({
+  id, parent, depth, move, size: 1, value: 0, bound: null, cut: false, tt_hit: null, line: false,
+  alpha: null, beta: null, pruned: [], kind: "inner", ...extra,
+});
+
+// Root (Max) with moves a, b; a has replies c, d; b was cut off after reply e.
+//   0 root
+//   ├─ 1 a ─┬─ 2 c
+//   │       └─ 3 d
+//   └─ 4 b ── 5 e   (cut: move f pruned)
+const ANSWER = {
+  nodes: [
+    node(0, null, 0, null, { size: 6, value: 1, kind: "root", iteration: 2 }),
+    node(1, 0, 1, "a", { size: 3, value: 1 }),
+    node(2, 1, 2, "c", { value: 1, kind: "leaf" }),
+    node(3, 1, 2, "d", { value: 2, kind: "leaf" }),
+    node(4, 0, 1, "b", { size: 2, value: -1, cut: true, bound: "upper", alpha: 1, beta: null, pruned: ["f"] }),
+    node(5, 4, 2, "e", { value: -1, kind: "leaf" }),
+  ],
+  truncated: false,
+};
+
+test("buildTree links children and counts each subtree", () => {
+  const tree = buildTree(ANSWER);
+  assert.deepEqual(tree.nodes[0].kids, [1, 4]);
+  assert.deepEqual(tree.nodes[1].kids, [2, 3]);
+  assert.equal(tree.nodes[0].total, 6);
+  assert.equal(tree.nodes[4].total, 2);
+  assert.deepEqual(tree.roots, [0]);
+  assert.deepEqual(tree.cuts, [4]);
+  assert.deepEqual(tree.cutSteps, [5]); // node 4's own search ends at node 5
+});
+
+test("paths, moves and roots walk the parent links", () => {
+  const tree = buildTree(ANSWER);
+  assert.deepEqual(pathTo(tree, 3), [0, 1, 3]);
+  assert.equal(movesTo(tree, 3), "ad");
+  assert.equal(movesTo(tree, 0), "");
+  assert.equal(rootOf(tree, 5), 0);
+  assert.equal(isMax(tree.nodes[0]), true);
+  assert.equal(isMax(tree.nodes[4]), false);
+});
+
+test("a node's value is known once the step passes its last node", () => {
+  const tree = buildTree(ANSWER);
+  assert.equal(doneAt(tree.nodes[1]), 3);
+  assert.equal(doneAt({ ...tree.nodes[1], size: 0 }), Infinity); // a truncated trace never finished it
+  assert.equal(nextCut(tree, 0)?.id, 4);
+  assert.equal(nextCut(tree, 5), null);
+});
+
+test("countUpTo counts the sorted steps at or before a step", () => {
+  assert.equal(countUpTo([2, 5, 5, 9], 1), 0);
+  assert.equal(countUpTo([2, 5, 5, 9], 5), 3);
+  assert.equal(countUpTo([2, 5, 5, 9], 100), 4);
+  assert.equal(countUpTo([], 3), 0);
+});
+
+test("the best line follows the pv among the root's own children", () => {
+  const tree = buildTree(ANSWER);
+  assert.deepEqual(bestLine(tree, 0, "ad"), [0, 1, 3]);
+  assert.deepEqual(bestLine(tree, 0, "az"), [0, 1]); // stops where the pv leaves the tree
+  assert.deepEqual([...visitedLines(tree, 0)].sort(), ["", "a", "ac", "ad", "b", "be"]);
+});
+
+test("values read with a sign, a bound and at most three decimals", () => {
+  assert.equal(valueText(3, null), "+3");
+  assert.equal(valueText(-1, null), "\u22121");
+  assert.equal(valueText(0, null), "0");
+  assert.equal(valueText(0.1204, null), "+0.12");
+  assert.equal(valueText(0.125, "lower"), "\u2265+0.125");
+  assert.equal(valueText(-2, "upper"), "\u2264\u22122");
+  assert.equal(valueText(null, null), "?");
+  assert.equal(valueWords(1), "a forced win for Max");
+  assert.equal(valueWords(-3), "a forced win for Min");
+  assert.equal(valueWords(0.3), "an estimate in Max's favour");
+  assert.equal(windowText({ alpha: null, beta: 3 }), "\u03b1 = \u2212\u221e, \u03b2 = +3");
+});
+
+test("a cut-off says why its other moves were not searched", () => {
+  const tree = buildTree(ANSWER);
+  const why = cutReason(tree.nodes[4], "column");
+  assert.match(why ?? "", /^Min already has a reply worth −1/);
+  assert.match(why ?? "", /Min's other 1 column \(f\) are not searched/);
+  assert.equal(cutReason(tree.nodes[1]), null);
+});
+
+/** Every drawn pair of items on one row sits at least a column apart. */
+function assertNoOverlap(/** @type {any[]} */ items) {
+  const rows = new Map();
+  for (const item of items) rows.set(item.y, [...(rows.get(item.y) ?? []), item.x]);
+  for (const [y, xs] of rows) {
+    xs.sort((a, b) => a - b);
+    for (let i = 1; i < xs.length; i += 1) {
+      assert.ok(xs[i] - xs[i - 1] >= COLUMN, `row ${y}: ${xs[i - 1]} and ${xs[i]} overlap`);
+    }
+  }
+}
+
+test("the layout puts each depth on its row, parents over their children, pruned moves as stubs", () => {
+  const tree = buildTree(ANSWER);
+  const layout = layoutTree(tree, 0, { shown: () => true, open: () => true, pruned: (n) => (n.cut ? n.pruned : []) });
+  const at = (/** @type {string} */ key) => layout.items.find((i) => i.key === key);
+  assert.equal(layout.items.length, 7); // six nodes and one pruned stub
+  for (const item of layout.items) assert.equal(item.y, item.depth * ROW);
+  assert.equal(at("n1").x, (at("n2").x + at("n3").x) / 2);
+  assert.ok(at("p4-f").stub);
+  assertNoOverlap(layout.items);
+  assert.equal(layout.width, 4 * COLUMN); // four leaves: c, d, e, the stub f
+  assert.equal(layout.height, 3 * ROW);
+  assert.ok(layout.edges.some((e) => e.key === "s4-f" && e.stub));
+});
+
+test("a collapsed node is a leaf that counts what it hides", () => {
+  const tree = buildTree(ANSWER);
+  const layout = layoutTree(tree, 0, { shown: () => true, open: (n) => n.id !== 1, pruned: () => [] });
+  const folded = layout.items.find((i) => i.id === 1);
+  assert.equal(folded.collapsed, true);
+  assert.equal(folded.hiddenCount, 2);
+  assert.ok(!layout.items.some((i) => i.id === 2 || i.id === 3));
+  assert.equal(countShown(tree, tree.nodes[0], (n) => n.id <= 3), 4);
+});
+
+test("no two nodes overlap in a wide, deep random tree", () => {
+  // A deterministic pseudo-random tree: 400 nodes, up to 4 children each.
+  let seed = 7;
+  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const nodes = [node(0, null, 0, null)];
+  while (nodes.length < 400) {
+    const parent = nodes[Math.floor(random() * nodes.length)];
+    if (parent.depth < 8) nodes.push(node(nodes.length, parent.id, parent.depth + 1, String(nodes.length)));
+  }
+  const tree = buildTree({ nodes, truncated: false });
+  const layout = layoutTree(tree, 0, { shown: (n) => n.id < 300, open: (n) => n.id % 7 !== 3, pruned: (n) => (n.id % 5 === 0 ? ["x", "y"] : []) });
+  assertNoOverlap(layout.items);
+  // A parent sits between its leftmost and rightmost child.
+  for (const edge of layout.edges) {
+    const siblings = layout.edges.filter((e) => e.from === edge.from).map((e) => e.to.x);
+    assert.ok(edge.from.x >= Math.min(...siblings) && edge.from.x <= Math.max(...siblings));
+  }
+});
