@@ -18,6 +18,7 @@ import argparse
 import json
 import logging
 import signal
+from pathlib import Path
 from types import FrameType
 
 
@@ -136,6 +137,7 @@ def main(argv: list[str] | None = None) -> None:
         config["DATABASE"] = args.db
     if args.redis:
         config["REDIS_URL"] = args.redis
+    check_database(config)
     print(f"Lookahead is serving http://{args.host}:{args.port}/", flush=True)
     if args.dev:
         serve_development(config, args.host, args.port)
@@ -145,6 +147,18 @@ def main(argv: list[str] | None = None) -> None:
     from webapp.web.server import THREADS, Server
 
     Server(config, args.host, args.port, threads=args.threads or THREADS).run()
+
+
+def check_database(config: dict[str, object]) -> None:
+    """Open the store once and close it, before serving: the app is built in gunicorn's
+    worker process, where a database that cannot be used would only read "Worker failed to
+    boot" (exit 3); here it is one line and exit 1 (``start_errors_in_one_line``)."""
+    from webapp.store import open_store
+    from webapp.web.app import default_database
+
+    database = config.get("DATABASE") or default_database()
+    assert isinstance(database, str | Path)
+    open_store(database).close()
 
 
 def serve_development(config: dict[str, object], host: str, port: int) -> None:
