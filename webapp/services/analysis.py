@@ -33,9 +33,8 @@ asker's oldest keeps the work already spent and tells the client at once;
 joining a search already under way is never refused (it adds no work).
 
 # The pool's callbacks
-The pool has one ``on_result`` and one ``on_queued``, set by the game service's
-``Searches``. ``Analyses`` puts itself in front of them: a job it submitted
-(tagged ``POSITION``) is its own; every other job goes on to ``Searches``.
+The pool's dispatcher (``webapp.workers.dispatch``) sends the result of every
+job tagged ``POSITION`` here; ``Analyses`` registers for that kind once.
 """
 
 from __future__ import annotations
@@ -55,6 +54,7 @@ from webapp.games import new_game
 from webapp.services.errors import GameError
 from webapp.services.state import result_of
 from webapp.workers import Pool, PoolBusy, Priority, SearchJob
+from webapp.workers.dispatch import dispatcher_of
 
 log = logging.getLogger(__name__)
 
@@ -138,8 +138,7 @@ class Analyses:
         self._shares: Counter[tuple[str, str]] = Counter()  # ("id"|"addr", who) -> under way
         self._sweep_thread, self._sweeping = sweep_thread, False
         self._closed = threading.Event()
-        self._next_result, self._next_queued = pool.on_result, pool.on_queued
-        pool.on_result, pool.on_queued = self._on_result, self._on_queued
+        dispatcher_of(pool).register(POSITION, self._on_result)
 
     # -- asking -----------------------------------------------------------------------
     def analyse(
@@ -359,9 +358,6 @@ class Analyses:
 
     # -- the pool's callbacks (relay thread) ------------------------------------------
     def _on_result(self, job: SearchJob, result: dict[str, Any] | None, error: str | None) -> None:
-        if not _mine(job):
-            self._next_result(job, result, error)
-            return
         key: Key = job.tag[1]
         answer = None if result is None else answer_of(key, result)
         with self._changed:
@@ -376,18 +372,10 @@ class Analyses:
                     self._cache.popitem(last=False)
             self._changed.notify_all()
 
-    def _on_queued(self, job: SearchJob, place: int) -> None:
-        if not _mine(job):
-            self._next_queued(job, place)
-
 
 def _shares_of(asker: Asker) -> list[tuple[str, str]]:
     """The shares a search started by ``asker`` counts against."""
     return [(scope, who) for scope, who in (("id", asker.identity), ("addr", asker.address)) if who]
-
-
-def _mine(job: SearchJob) -> bool:
-    return isinstance(job.tag, tuple) and bool(job.tag) and job.tag[0] == POSITION
 
 
 def answer_of(key: Key, result: dict[str, Any]) -> dict[str, Any]:

@@ -177,8 +177,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         watched=game_watched,
     )
     app.extensions["lookahead"] = service
-    api.init_app(app, pool)  # after the service: the analyses go in front of its callbacks
-    tree.init_app(app, pool)  # and the traces in front of theirs
+    api.init_app(app, pool)  # each registers its job kinds with the pool's dispatcher
+    tree.init_app(app, pool)
     pool.start(socketio.start_background_task)
     service.resume()
     weakref.finalize(app, service.close)  # at exit, if nobody closed it first
