@@ -41,6 +41,7 @@ from webapp.settings import search_limits
 from webapp.store import GameRecord, GameStore, StoreError, VersionConflict, now
 from webapp.workers import Pool, PoolBusy, Priority, SearchJob
 from webapp.workers.dispatch import dispatcher_of
+from webapp.workers.timers import Delayed, Timers, shared
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +64,7 @@ class EngineTask:
     moves: str
     job: SearchJob | None = None  # registered before it is submitted: a result can be quick
     failures: int = 0
-    timer: threading.Timer | None = None
+    timer: Delayed | None = None
     # The ``thinking`` rows sent so far by ``job`` (``rows_of``), replayed to a page that joins.
     rows: list[dict[str, Any]] = field(default_factory=list)
     rows_of: SearchJob | None = None
@@ -82,11 +83,13 @@ class Searches:
         retry_delays: tuple[float, ...] = RETRY_DELAYS,
         live_scores: bool = True,
         watched: Callable[[str], bool] = lambda _: False,
+        timers: Timers | None = None,
     ) -> None:
         """``live_scores`` False: no scores of the live position, no pondering (tests that
         hold every search of a one-worker pool). ``watched(game_id)``: a page has the game
-        open (its idle scores are kept)."""
+        open (its idle scores are kept). ``timers``: where retries wait (the process's)."""
         self.live_scores = live_scores
+        self.timers = shared() if timers is None else timers
         self.store, self.pool, self.emit, self.locks, self.seed = store, pool, emit, locks, seed
         self.retry_delays = retry_delays
         self._guard = threading.Lock()  # guards the two maps below
@@ -510,10 +513,9 @@ class Searches:
 
     def _retry_later(self, game_id: str, task: EngineTask) -> None:
         index = min(max(task.failures - IMMEDIATE_RETRIES - 1, 0), len(self.retry_delays) - 1)
-        timer = threading.Timer(self.retry_delays[index], self._retry, args=(game_id, task))
-        timer.daemon = True
-        task.timer = timer
-        timer.start()
+        task.timer = self.timers.call_later(
+            self.retry_delays[index], lambda: self._retry(game_id, task)
+        )
 
     def _retry(self, game_id: str, task: EngineTask) -> None:
         try:
