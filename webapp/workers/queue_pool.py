@@ -495,7 +495,10 @@ class QueuePool:
                     self._done.wait(LISTEN_SECONDS)
                     continue
                 if item is not None:
-                    self._settle(json.loads(item[1]))
+                    try:
+                        self._settle(json.loads(item[1]))
+                    except Exception:  # a malformed reply must not stop the others
+                        log.exception("search queue: a reply dropped: %.200r", item[1])
         finally:
             self._done.set()
 
