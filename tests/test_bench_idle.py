@@ -11,7 +11,7 @@ import time
 import pytest
 
 from webapp.bench import idle
-from webapp.bench.processes import children, server_processes, usage
+from webapp.bench.processes import children, cpu_seconds, server_processes, usage
 
 SPAWNS_A_CHILD = (
     "import subprocess, sys, time\n"
@@ -23,6 +23,14 @@ SPAWNS_A_CHILD = (
 def test_usage_reads_this_process() -> None:
     mine = usage(os.getpid())
     assert mine.rss_mb > 1 and mine.threads >= 1 and mine.fds >= 3
+
+
+def test_cpu_seconds_read_this_process_and_grow_with_work() -> None:
+    first = cpu_seconds(os.getpid())
+    total = 0
+    while cpu_seconds(os.getpid()) == first:  # a clock tick of work at least
+        total += sum(range(10_000))
+    assert cpu_seconds(os.getpid()) > first > 0 and total > 0
 
 
 def test_a_process_that_is_gone_uses_nothing() -> None:

@@ -42,6 +42,9 @@ def test_a_small_load_run_prints_a_row_per_scenario_and_every_move_is_answered()
         assert untold == ["0"] * 5, done.stdout
     hostile = next(line for line in lines if "hostile client:" in line)
     assert "2 connections sent" in hostile, done.stdout
+    cpu = [line for line in lines if line.strip().startswith("CPU per move:")]
+    assert len(cpu) == 2, done.stdout  # one under each scenario
+    assert "(4 moves)" in cpu[0] and "(4 moves)" in cpu[1], done.stdout
 
 
 @pytest.mark.slow

@@ -113,6 +113,21 @@ def test_a_reply_reaches_on_result_and_one_for_a_cancelled_job_is_dropped(
     assert [(j, r, e) for j, r, e in results.got] == [(kept, {"best_move": "5"}, None)]
 
 
+def test_the_reply_reader_survives_a_malformed_reply(
+    pool: QueuePool, client: redis.Redis, caplog: pytest.LogCaptureFixture
+) -> None:
+    kept = job("1")
+    pool.submit(kept)
+    (payload,) = waiting(client)
+    for bad in ("not json", json.dumps({"no": "uid"}), json.dumps([1, 2])):
+        client.rpush(replies_key(pool.uid), bad)
+    client.rpush(replies_key(pool.uid), reply(payload["uid"], {"best_move": "5"}, None))
+    results: Results = pool.on_result  # type: ignore[assignment]
+    assert results.event.wait(30)  # read after the three it could not read
+    assert results.got == [(kept, {"best_move": "5"}, None)]
+    assert caplog.text.count("a reply dropped") == 3
+
+
 def test_a_full_queue_refuses_and_says_so(pool: QueuePool) -> None:
     for moves in ("1", "2", "3"):
         pool.submit(job(moves))

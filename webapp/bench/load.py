@@ -5,7 +5,9 @@ the server at ``--url``), drives simulated players over Socket.IO, and prints
 one table row per scenario: engine reply latency (from a player's ``move`` to
 the ``engine_move`` for the position after it) p50/p95/max, refusals
 (``busy``), errors by code, timeouts, disconnects, and the latency of a plain
-page fetch (GET / every 200 ms) meanwhile.
+page fetch (GET / every 200 ms) meanwhile. Under each scenario of a server
+started here (one web process), the CPU per move sent of the web process and
+of the search processes (from ``/proc/PID/stat``).
 
 Scenarios (``--scenario``, comma-separated, or ``all``, in this order):
 
@@ -49,6 +51,7 @@ from webapp.bench.load_players import (
     start_threads,
 )
 from webapp.bench.load_server import LoadServer, ServerFailed
+from webapp.bench.processes import cpu_seconds, server_processes
 
 
 @dataclass(frozen=True)
@@ -136,6 +139,25 @@ def print_outcome(outcome: Outcome) -> None:
         print(f"  hostile client: {outcome.hostile_connections} connections sent {h.moves} "
               f"analyse, {h.replies} answered, {h.timeouts} timed out; errors: {errors}",
               flush=True)  # fmt: skip
+
+
+def cpu_of(pid: int | None) -> tuple[float, float]:
+    """CPU seconds so far of the web process below ``pid`` and of its search processes."""
+    if pid is None:
+        return math.nan, math.nan
+    web, searches = server_processes(pid)
+    return cpu_seconds(web), sum(cpu_seconds(each) for each in searches)
+
+
+def print_cpu(
+    pid: int | None, before: tuple[float, float], after: tuple[float, float], moves: int
+) -> None:
+    """The scenario's CPU per move sent: the web process's, the search processes' (all)."""
+    if pid is None or moves == 0:
+        return  # a server elsewhere (or several web processes): not read
+    web, searches = ((a - b) * 1000 / moves for a, b in zip(after, before, strict=True))
+    print(f"  CPU per move: web process {web:.2f} ms, search processes {searches:.2f} ms "
+          f"({moves} moves)", flush=True)  # fmt: skip
 
 
 # -- running ---------------------------------------------------------------------------
@@ -292,7 +314,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             warm(server.urls, args.workers * max(1, args.hosts if args.redis else 1), options)
             print(HEADER, flush=True)
             for scenario in scenarios:
-                print_outcome(run_scenario(server.urls, scenario, options))
+                pid = None if args.redis else server.web_pid
+                before = cpu_of(pid)
+                outcome = run_scenario(server.urls, scenario, options)
+                print_outcome(outcome)
+                print_cpu(pid, before, cpu_of(pid), sum(row.tally.moves for row in outcome.rows))
     except ServerFailed as failed:
         print(f"error: {failed}", file=sys.stderr)
         return 1

@@ -2,7 +2,8 @@
 
 ``server_processes(pid)`` finds, below the process the benchmark started, the one that
 serves (gunicorn's worker, or the process itself under ``--dev``) and its search
-processes; ``usage(pid)`` reads one process's resident memory, threads and open files.
+processes; ``usage(pid)`` reads one process's resident memory, threads and open files;
+``cpu_seconds(pid)`` its CPU time.
 """
 
 from __future__ import annotations
@@ -83,3 +84,12 @@ def usage(pid: int) -> Usage:
     fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
     rss_kb = int(fields.get("VmRSS", "0 kB").split()[0])
     return Usage(rss_kb / 1024, int(fields.get("Threads", "0")), fds)
+
+
+def cpu_seconds(pid: int) -> float:
+    """``pid``'s CPU time so far (user and system, from ``/proc/PID/stat``); 0 once gone."""
+    try:
+        fields = (PROC / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")

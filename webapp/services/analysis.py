@@ -24,8 +24,8 @@ budget) searches again and may reach an exact answer.
 A search nobody waits for is cancelled, not run: each one remembers when it was
 last asked for (a request waiting on it, a poll after a "pending" answer, a
 second requester joining it), and once ``abandon_seconds`` have passed with
-nobody asking, a sweeper thread cancels it in the pool (it runs only while
-searches are under way). Each asker (an identity, an address) has a share of
+nobody asking, a sweep cancels it in the pool (on the process's timers, only
+while searches are under way). Each asker (an identity, an address) has a share of
 the searches under way: past ``share_per_identity`` started by one identity
 or ``share_per_address`` by one address, a new one is refused (``OverShare``,
 429 with ``Retry-After``). Refusing the new one rather than dropping the
@@ -33,9 +33,8 @@ asker's oldest keeps the work already spent and tells the client at once;
 joining a search already under way is never refused (it adds no work).
 
 # The pool's callbacks
-The pool has one ``on_result`` and one ``on_queued``, set by the game service's
-``Searches``. ``Analyses`` puts itself in front of them: a job it submitted
-(tagged ``POSITION``) is its own; every other job goes on to ``Searches``.
+The pool's dispatcher (``webapp.workers.dispatch``) sends the result of every
+job tagged ``POSITION`` here; ``Analyses`` registers for that kind once.
 """
 
 from __future__ import annotations
@@ -55,6 +54,8 @@ from webapp.games import new_game
 from webapp.services.errors import GameError
 from webapp.services.state import result_of
 from webapp.workers import Pool, PoolBusy, Priority, SearchJob
+from webapp.workers.dispatch import dispatcher_of
+from webapp.workers.timers import Timers, shared
 
 log = logging.getLogger(__name__)
 
@@ -126,7 +127,10 @@ class Analyses:
         retry_seconds: int = 2,
         clock: Callable[[], float] = time.monotonic,
         sweep_thread: bool = True,
+        timers: Timers | None = None,
     ) -> None:
+        """``sweep_thread`` False: nothing sweeps on its own (tests call ``sweep``);
+        ``timers``: where the sweeps wait (the process's)."""
         self.pool, self.seed, self.clock = pool, seed, clock
         self.cache_size, self.heuristic_seconds = cache_size, heuristic_seconds
         self.abandon_seconds = abandon_seconds
@@ -137,9 +141,9 @@ class Analyses:
         self._pending: dict[Key, Pending] = {}
         self._shares: Counter[tuple[str, str]] = Counter()  # ("id"|"addr", who) -> under way
         self._sweep_thread, self._sweeping = sweep_thread, False
+        self.timers = shared() if timers is None else timers
         self._closed = threading.Event()
-        self._next_result, self._next_queued = pool.on_result, pool.on_queued
-        pool.on_result, pool.on_queued = self._on_result, self._on_queued
+        dispatcher_of(pool).register(POSITION, self._on_result)
 
     # -- asking -----------------------------------------------------------------------
     def analyse(
@@ -278,7 +282,7 @@ class Analyses:
             start_sweeper = self._sweep_thread and not self._sweeping
             self._sweeping = self._sweeping or start_sweeper
         if start_sweeper:
-            threading.Thread(target=self._sweep_loop, name="analysis-sweeper", daemon=True).start()
+            self._sweep_later()
         try:
             self.pool.submit(job)
         except PoolBusy as busy:
@@ -342,26 +346,27 @@ class Analyses:
         """Stop the sweeper (the pool's close forgets the searches themselves)."""
         self._closed.set()
 
-    def _sweep_loop(self) -> None:
-        """Sweep while searches are under way; end when there are none (or on close)."""
-        tick = min(1.0, (self.abandon_seconds or 4.0) / 4)
-        while not self._closed.wait(tick):
-            try:
-                self.sweep()
-            except Exception:  # a pool that fails to cancel must not end the sweeping
-                log.exception("analysis sweeper: a sweep failed")
+    def _sweep_later(self) -> None:
+        """Sweep in a moment (on the process's timers), again while searches are under way."""
+        self.timers.call_later(min(1.0, (self.abandon_seconds or 4.0) / 4), self._sweep_tick)
+
+    def _sweep_tick(self) -> None:
+        if self._closed.is_set():
             with self._changed:
-                if not self._pending:
-                    self._sweeping = False
-                    return
+                self._sweeping = False
+            return
+        try:
+            self.sweep()
+        except Exception:  # a pool that fails to cancel must not end the sweeping
+            log.exception("analysis sweeper: a sweep failed")
         with self._changed:
-            self._sweeping = False
+            if not self._pending:
+                self._sweeping = False
+                return
+        self._sweep_later()
 
     # -- the pool's callbacks (relay thread) ------------------------------------------
     def _on_result(self, job: SearchJob, result: dict[str, Any] | None, error: str | None) -> None:
-        if not _mine(job):
-            self._next_result(job, result, error)
-            return
         key: Key = job.tag[1]
         answer = None if result is None else answer_of(key, result)
         with self._changed:
@@ -376,18 +381,10 @@ class Analyses:
                     self._cache.popitem(last=False)
             self._changed.notify_all()
 
-    def _on_queued(self, job: SearchJob, place: int) -> None:
-        if not _mine(job):
-            self._next_queued(job, place)
-
 
 def _shares_of(asker: Asker) -> list[tuple[str, str]]:
     """The shares a search started by ``asker`` counts against."""
     return [(scope, who) for scope, who in (("id", asker.identity), ("addr", asker.address)) if who]
-
-
-def _mine(job: SearchJob) -> bool:
-    return isinstance(job.tag, tuple) and bool(job.tag) and job.tag[0] == POSITION
 
 
 def answer_of(key: Key, result: dict[str, Any]) -> dict[str, Any]:

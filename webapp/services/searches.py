@@ -40,6 +40,8 @@ from webapp.services.state import engine_to_move, game_state, result_of
 from webapp.settings import search_limits
 from webapp.store import GameRecord, GameStore, StoreError, VersionConflict, now
 from webapp.workers import Pool, PoolBusy, Priority, SearchJob
+from webapp.workers.dispatch import dispatcher_of
+from webapp.workers.timers import Delayed, Timers, shared
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +64,7 @@ class EngineTask:
     moves: str
     job: SearchJob | None = None  # registered before it is submitted: a result can be quick
     failures: int = 0
-    timer: threading.Timer | None = None
+    timer: Delayed | None = None
     # The ``thinking`` rows sent so far by ``job`` (``rows_of``), replayed to a page that joins.
     rows: list[dict[str, Any]] = field(default_factory=list)
     rows_of: SearchJob | None = None
@@ -81,11 +83,13 @@ class Searches:
         retry_delays: tuple[float, ...] = RETRY_DELAYS,
         live_scores: bool = True,
         watched: Callable[[str], bool] = lambda _: False,
+        timers: Timers | None = None,
     ) -> None:
         """``live_scores`` False: no scores of the live position, no pondering (tests that
         hold every search of a one-worker pool). ``watched(game_id)``: a page has the game
-        open (its idle scores are kept)."""
+        open (its idle scores are kept). ``timers``: where retries wait (the process's)."""
         self.live_scores = live_scores
+        self.timers = shared() if timers is None else timers
         self.store, self.pool, self.emit, self.locks, self.seed = store, pool, emit, locks, seed
         self.retry_delays = retry_delays
         self._guard = threading.Lock()  # guards the two maps below
@@ -101,11 +105,13 @@ class Searches:
             pool, emit, locks, self._engine_job, seed, self._store_options, self._stored_moves,
             watched,
         )  # fmt: skip
-        pool.on_progress, pool.on_result, pool.on_queued = (
-            self._on_progress,
-            self._on_result,
-            self._on_queued,
-        )
+        self.dispatch = dispatcher_of(pool)
+        # A game's news is applied off the pool's relay thread, one at a time (``serial``).
+        register = self.dispatch.register
+        register(ENGINE, self._on_engine_result, self._on_progress, self._on_queued, serial=True)
+        register(PONDER, self._on_ponder_result, self._on_progress, serial=True)
+        register(SCORES, self._on_scores_result, serial=True)
+        register(ANALYSIS, self._on_analysis_result, queued=self._on_queued, serial=True)
 
     # -- questions ----------------------------------------------------------------
     def thinking(self, game_id: str) -> bool:
@@ -202,7 +208,7 @@ class Searches:
     def _adopt(self, game_id: str, task: EngineTask, pondering: Any) -> None:
         """The engine's reply was pondered: its search (or its result) is the engine's now.
 
-        A result already in is applied on a thread of its own, as if the pool
+        A result already in is applied in turn with the game's news, as if the pool
         had just sent it: after the player's move has been told.
         """
         result, rows = self.live.adopt(game_id, pondering)
@@ -218,7 +224,7 @@ class Searches:
             if result is not None and task.job is not None and not self._closing:
                 self._engine_result(game_id, task.job, result | {"pondered": True}, None)
 
-        threading.Thread(target=tell, name="pondered-reply", daemon=True).start()
+        self.dispatch.run_for_game(game_id, tell)  # after the game's news already in
 
     def follow(self, record: GameRecord) -> None:
         """The game changed in a way its engine search does not care about: keep the search."""
@@ -355,28 +361,42 @@ class Searches:
             task.rows.append(payload)
         self.emit(protocol.THINKING, payload, game_id)
 
-    def _on_result(self, job: SearchJob, result: dict[str, Any] | None, error: str | None) -> None:
+    def _on_engine_result(
+        self, job: SearchJob, result: dict[str, Any] | None, error: str | None
+    ) -> None:
+        if not self._closing:  # a stopping server commits nothing
+            self._engine_result(job.tag[1], job, result, error)
+
+    def _on_ponder_result(
+        self, job: SearchJob, result: dict[str, Any] | None, error: str | None
+    ) -> None:
+        if not self._closing and not self.live.ponder_done(job, result):
+            self._engine_result(job.tag[1], job, result, error)  # it became the engine's search
+
+    def _on_scores_result(
+        self, job: SearchJob, result: dict[str, Any] | None, error: str | None
+    ) -> None:
         if self._closing:
-            return  # a stopping server commits nothing
-        kind, game_id, sid = job.tag
-        if kind == PONDER and not self.live.ponder_done(job, result):
-            kind = ENGINE  # the pondering became the engine's search
-        if kind == ANALYSIS:
-            with self._guard:
-                sids = self._waiting_for(job) | {sid}
-                for key in [k for k, (shared, _) in self._shared.items() if shared is job]:
-                    del self._shared[key]
-                sids = {each for each in sids if self._analyses.get(each) is job}
-                for each in sids:
-                    del self._analyses[each]
-            for each in sorted(sids):
-                self._send_analysis(job, result, error, each)
-        elif kind == SCORES:
-            whole = split.collect(job, result, error)  # a part of a split job waits for the rest
-            if whole is not None:
-                self.live.scores_done(*whole)
-        elif kind == ENGINE:
-            self._engine_result(game_id, job, result, error)
+            return
+        whole = split.collect(job, result, error)  # a part of a split job waits for the rest
+        if whole is not None:
+            self.live.scores_done(*whole)
+
+    def _on_analysis_result(
+        self, job: SearchJob, result: dict[str, Any] | None, error: str | None
+    ) -> None:
+        if self._closing:
+            return
+        _, _, sid = job.tag
+        with self._guard:
+            sids = self._waiting_for(job) | {sid}
+            for key in [k for k, (shared, _) in self._shared.items() if shared is job]:
+                del self._shared[key]
+            sids = {each for each in sids if self._analyses.get(each) is job}
+            for each in sids:
+                del self._analyses[each]
+        for each in sorted(sids):
+            self._send_analysis(job, result, error, each)
 
     def _engine_result(
         self, game_id: str, job: SearchJob, result: dict[str, Any] | None, error: str | None
@@ -493,10 +513,9 @@ class Searches:
 
     def _retry_later(self, game_id: str, task: EngineTask) -> None:
         index = min(max(task.failures - IMMEDIATE_RETRIES - 1, 0), len(self.retry_delays) - 1)
-        timer = threading.Timer(self.retry_delays[index], self._retry, args=(game_id, task))
-        timer.daemon = True
-        task.timer = timer
-        timer.start()
+        task.timer = self.timers.call_later(
+            self.retry_delays[index], lambda: self._retry(game_id, task)
+        )
 
     def _retry(self, game_id: str, task: EngineTask) -> None:
         try:

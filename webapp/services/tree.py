@@ -19,9 +19,8 @@ is cancelled and the request refused as busy (503), as when the pool refuses
 it.
 
 # The pool's callbacks
-``Trees`` puts itself in front of the pool's callbacks, as ``Analyses`` does:
-a job tagged with a ``Waiting`` is its own, every other job goes on to the
-callbacks it found there.
+``Trees`` registers for the ``TRACE`` jobs with the pool's dispatcher
+(``webapp.workers.dispatch``): their results come here, and nothing else.
 """
 
 from __future__ import annotations
@@ -39,6 +38,7 @@ from webapp.games import GAMES, new_game
 from webapp.services.errors import GameError
 from webapp.services.positions import MAX_MOVES_LENGTH
 from webapp.workers import TRACE, Pool, PoolBusy, Priority, SearchJob
+from webapp.workers.dispatch import dispatcher_of
 
 #: Seconds a request waits for its trace before it is refused as busy (see the docstring).
 WAIT_SECONDS = 15.0
@@ -110,13 +110,7 @@ class Trees:
 
     def __init__(self, pool: Pool, *, wait: float = WAIT_SECONDS) -> None:
         self.pool, self.wait = pool, wait
-        self._next_progress = pool.on_progress
-        self._next_result, self._next_queued = pool.on_result, pool.on_queued
-        pool.on_progress, pool.on_result, pool.on_queued = (
-            self._on_progress,
-            self._on_result,
-            self._on_queued,
-        )
+        dispatcher_of(pool).register(TRACE, self._on_result)  # a trace tells no progress
 
     def search_tree(self, args: Mapping[str, str], owner: str = "") -> dict[str, Any]:
         """The traced search a tree request asks for: the request echoed, then the trace
@@ -155,18 +149,8 @@ class Trees:
             raise GameError(protocol.ENGINE_FAILED, f"The trace failed: {waiting.error}")
         return request | waiting.result
 
-    # -- the pool's callbacks (relay thread) ------------------------------------------
-    def _on_progress(self, job: SearchJob, progress: dict[str, Any]) -> None:
-        if not isinstance(job.tag, Waiting):  # a trace tells no progress
-            self._next_progress(job, progress)
-
+    # -- the pool's callback (the dispatcher's) -----------------------------------------
     def _on_result(self, job: SearchJob, result: dict[str, Any] | None, error: str | None) -> None:
-        if not isinstance(job.tag, Waiting):
-            self._next_result(job, result, error)
-            return
-        job.tag.result, job.tag.error = result, error
-        job.tag.done.set()
-
-    def _on_queued(self, job: SearchJob, place: int) -> None:
-        if not isinstance(job.tag, Waiting):
-            self._next_queued(job, place)
+        if isinstance(job.tag, Waiting):
+            job.tag.result, job.tag.error = result, error
+            job.tag.done.set()

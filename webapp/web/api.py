@@ -39,8 +39,8 @@ RETRY_SECONDS = 2
 
 
 def init_app(app: Flask, pool: Pool) -> None:
-    """The position analyses and reviews, in ``pool`` (after the game service took its
-    callbacks: the analyses put themselves in front of them)."""
+    """The position analyses and reviews, in ``pool`` (their results come back through
+    its dispatcher, by job kind)."""
     config = app.config
     analyses = Analyses(
         pool,

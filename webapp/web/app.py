@@ -42,6 +42,7 @@ from webapp.web.packets import SafePacket
 from webapp.workers import SearchPool
 from webapp.workers.pool import DEFAULT_SEARCH, DEFAULT_TRACE
 from webapp.workers.queue_pool import QueuePool
+from webapp.workers.supervise import Supervisor
 
 log = logging.getLogger(__name__)
 
@@ -177,13 +178,15 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         watched=game_watched,
     )
     app.extensions["lookahead"] = service
-    api.init_app(app, pool)  # after the service: the analyses go in front of its callbacks
-    tree.init_app(app, pool)  # and the traces in front of theirs
-    pool.start(socketio.start_background_task)
+    api.init_app(app, pool)  # each registers its job kinds with the pool's dispatcher
+    tree.init_app(app, pool)
+    threads = app.extensions["lookahead_threads"] = Supervisor(socketio.start_background_task)
+    pool.start(threads.starter("search-relay" if redis_url is None else "queue-replies"))
     service.resume()
     weakref.finalize(app, service.close)  # at exit, if nobody closed it first
+    weakref.finalize(app, threads.stop)
     if schedule is not None:
-        schedule.start(socketio.start_background_task)
+        schedule.start(threads.starter("retention"))
         weakref.finalize(app, schedule.stop)
     searching = (
         f"{pool.size} search workers" if redis_url is None else f"searches on {describe(redis_url)}"

@@ -11,7 +11,16 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from flask import Blueprint, Flask, Response, jsonify, redirect, render_template, request
+from flask import (
+    Blueprint,
+    Flask,
+    Response,
+    current_app,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+)
 from werkzeug.datastructures import MultiDict
 from werkzeug.exceptions import HTTPException
 
@@ -23,6 +32,8 @@ from webapp.services.positions import preview
 from webapp.web.admission import RateLimited, admit
 from webapp.web.api import service
 from webapp.web.identity import ensure_identity, offer_identity, token_for
+from webapp.workers import timers
+from webapp.workers.supervise import Supervisor
 
 bp = Blueprint("pages", __name__)
 
@@ -132,9 +143,17 @@ def healthz() -> tuple[Response, int]:
 
     ``book``: the 12-stone Connect Four database (``ok``, ``missing``, ``damaged``); without
     it the server still plays, solving early positions more slowly.
+
+    ``threads``: each supervised background loop (``ok`` False while it is down after
+    dying, until it is restarted) and the delayed-work thread; any down is a 503.
     """
     health = service().health()
     health["book"] = database_status()
+    supervisor: Supervisor | None = current_app.extensions.get("lookahead_threads")
+    loops = {} if supervisor is None else supervisor.status()
+    loops["timers"] = {"ok": timers.shared().alive()}
+    health["threads"] = loops
+    health["ok"] = health["ok"] and all(loop["ok"] for loop in loops.values())
     return jsonify(health), 200 if health["ok"] else 503
 
 

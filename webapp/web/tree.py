@@ -33,7 +33,7 @@ DEFAULTS: dict[str, float] = {
 
 
 def init_app(app: Flask, pool: Pool) -> None:
-    """The traces, in ``pool`` (after the analyses: they go in front of its callbacks)."""
+    """The traces, in ``pool`` (their results come back through its dispatcher)."""
     app.extensions["lookahead_trees"] = Trees(pool, wait=app.config["TREE_WAIT_SECONDS"])
 
 

@@ -37,7 +37,7 @@ import os
 import socket
 import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import dramatiq
 import redis
@@ -49,6 +49,7 @@ from webapp.services.state import engine_to_move
 from webapp.store import GameStore, StoreError, describe
 from webapp.worker.watch import Watch
 from webapp.workers import PoolBusy, SearchJob, SearchPool
+from webapp.workers.dispatch import dispatcher_of
 from webapp.workers.pool import DEFAULT_SEARCH
 from webapp.workers.queue import (
     ACTORS,
@@ -80,9 +81,15 @@ STOP_SECONDS = 10.0
 MOVED_ON, CANCELLED, HANDED_BACK = "the game moved on", "cancelled", "handed back"
 
 
+#: The dispatcher's kind of a search run for a web process.
+REMOTE = "remote"
+
+
 @dataclass(eq=False)
 class Remote:
     """The tag of a search run for a web process: settled by the pool's ``on_result``."""
+
+    kind: ClassVar[str] = REMOTE
 
     uid: str
     done: threading.Event = field(default_factory=threading.Event)
@@ -264,31 +271,20 @@ class SearchHost:
 
     # -- inside -------------------------------------------------------------------------
     def _route_callbacks(self) -> None:
-        """The pool reports to ``self.searches`` (engine moves, their scores) and to the
-        waiting Dramatiq threads (searches run for a web process)."""
-        progress, result, queued = self.pool.on_progress, self.pool.on_result, self.pool.on_queued
+        """The pool reports to ``self.searches`` (engine moves, their scores: registered by
+        it) and to the waiting Dramatiq threads (searches run for a web process)."""
+        dispatch = dispatcher_of(self.pool)
+        dispatch.register(REMOTE, self._on_remote_result)
+        dispatch.on_settled(self._on_settled)
 
-        def on_progress(job: SearchJob, data: dict[str, Any]) -> None:
-            if not isinstance(job.tag, Remote):
-                progress(job, data)
+    @staticmethod
+    def _on_remote_result(job: SearchJob, found: dict[str, Any] | None, error: str | None) -> None:
+        job.tag.settle(found, error)
 
-        def on_result(job: SearchJob, found: dict[str, Any] | None, error: str | None) -> None:
-            if isinstance(job.tag, Remote):
-                job.tag.settle(found, error)
-            else:
-                result(job, found, error)
-                with self._settled:
-                    self._settled.notify_all()
-
-        def on_queued(job: SearchJob, place: int) -> None:
-            if not isinstance(job.tag, Remote):
-                queued(job, place)
-
-        self.pool.on_progress, self.pool.on_result, self.pool.on_queued = (
-            on_progress,
-            on_result,
-            on_queued,
-        )
+    def _on_settled(self, job: SearchJob) -> None:
+        if not isinstance(job.tag, Remote):
+            with self._settled:
+                self._settled.notify_all()
 
     def _emit(self, event: str, payload: dict[str, Any], room: str) -> None:
         """Emit to the room; an engine search's depths are also kept for pages joining."""

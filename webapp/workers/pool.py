@@ -43,6 +43,7 @@ from typing import Any
 
 from webapp.workers.callbacks import Callbacks
 from webapp.workers.cancel import shared_int
+from webapp.workers.dispatch import Dispatcher, SerialExecutor
 from webapp.workers.jobs import (
     DROPPED,
     WORKER_DIED,
@@ -71,10 +72,6 @@ DEFAULT_SEARCH = "webapp.workers.worker:run_search"
 DEFAULT_TRACE = "webapp.workers.worker:run_trace"
 #: OS niceness of the workers past the reserved ones (they take analyses and scores).
 LESSER_NICE = 10
-
-
-def _ignore(*_: Any) -> None:
-    return None
 
 
 class SearchPool:
@@ -110,9 +107,9 @@ class SearchPool:
         crash_window: float = 60.0,
         crash_loop: int = 5,
         cancel_grace: float = 3.0,
-        on_progress: ProgressCallback = _ignore,
-        on_result: ResultCallback = _ignore,
-        on_queued: QueuedCallback = _ignore,
+        on_progress: ProgressCallback | None = None,
+        on_result: ResultCallback | None = None,
+        on_queued: QueuedCallback | None = None,
     ) -> None:
         if workers < 1:
             raise ValueError("a pool needs at least one worker")
@@ -120,7 +117,12 @@ class SearchPool:
         self.trace_fn = trace_fn
         self.lesser_nice = lesser_nice
         self.cancel_grace = cancel_grace
-        self.on_progress, self.on_result, self.on_queued = on_progress, on_result, on_queued
+        # Results are applied off the relay thread, a game's in order (``dispatch.py``);
+        # callbacks given here replace the dispatcher's.
+        self.dispatch = Dispatcher(SerialExecutor(name="search-results"))
+        self.on_progress = on_progress or self.dispatch.on_progress
+        self.on_result = on_result or self.dispatch.on_result
+        self.on_queued = on_queued or self.dispatch.on_queued
         scores = 2 * workers if scores_limit is None else scores_limit
         self._scheduler = Scheduler(queue_limit, owner_limit, game_limit, scores, analysis_limit)
         self._crashes = CrashTracker(workers, restart_backoff, crash_window, crash_loop)
@@ -188,6 +190,7 @@ class SearchPool:
             self._relay_done.wait(SHUTDOWN_SECONDS)
             if self._relay_thread is not None:
                 self._relay_thread.join(SHUTDOWN_SECONDS)
+        self.dispatch.close()
         stop_workers(self._slots, SHUTDOWN_SECONDS)
         self._wake_in.close()
         self._wake_out.close()

@@ -45,6 +45,7 @@ from uuid import uuid4
 
 import redis
 
+from webapp.workers.dispatch import Dispatcher, SerialExecutor
 from webapp.workers.jobs import (
     PoolBusy,
     Priority,
@@ -100,10 +101,6 @@ PLACES_SCANNED = 50
 COUNT_SECONDS = 600
 
 
-def _ignore(*_: Any) -> None:
-    return None
-
-
 class QueuePool:
     """``SearchPool``'s interface over the shared queue at ``url`` (see the module's docstring).
 
@@ -126,9 +123,11 @@ class QueuePool:
         self.limits = {PLAY: queue_limit, ANALYSIS: analysis_limit or queue_limit}
         self.size = 0  # searches at once are the hosts' (see stats)
         self.uid = uuid4().hex  # names this process's reply list
-        self.on_progress: ProgressCallback = _ignore
-        self.on_result: ResultCallback = _ignore
-        self.on_queued: QueuedCallback = _ignore
+        # Results are applied off the reply thread, a game's in order (``dispatch.py``).
+        self.dispatch = Dispatcher(SerialExecutor(name="queue-results"))
+        self.on_progress: ProgressCallback = self.dispatch.on_progress
+        self.on_result: ResultCallback = self.dispatch.on_result
+        self.on_queued: QueuedCallback = self.dispatch.on_queued
         self.redis = redis.Redis.from_url(url, socket_timeout=REDIS_TIMEOUT)
         # BLPOP blocks for LISTEN_SECONDS: its client waits longer than that.
         self._listener = redis.Redis.from_url(url, socket_timeout=REDIS_TIMEOUT + LISTEN_SECONDS)
@@ -183,6 +182,7 @@ class QueuePool:
             with contextlib.suppress(redis.RedisError):  # wakes the reader: it ends at once
                 self.redis.rpush(replies_key(self.uid), reply("", None, None))
             self._done.wait(LISTEN_SECONDS + REDIS_TIMEOUT + 1)
+        self.dispatch.close()
         for client in (self.redis, self._listener):
             with contextlib.suppress(redis.RedisError):
                 client.close()
@@ -495,7 +495,10 @@ class QueuePool:
                     self._done.wait(LISTEN_SECONDS)
                     continue
                 if item is not None:
-                    self._settle(json.loads(item[1]))
+                    try:
+                        self._settle(json.loads(item[1]))
+                    except Exception:  # a malformed reply must not stop the others
+                        log.exception("search queue: a reply dropped: %.200r", item[1])
         finally:
             self._done.set()
 

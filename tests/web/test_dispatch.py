@@ -1,0 +1,195 @@
+"""The pool's one dispatcher (webapp/workers/dispatch.py): each job's news goes to the
+handlers registered once for its kind, whoever registered first; a game's news is
+applied off the relay thread, in order, and a slow game delays no other."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import pytest
+
+from tests.web.helpers import WAIT, wait_until
+from webapp import protocol
+from webapp.engine.results import Limits
+from webapp.services.games import GameService
+from webapp.store import open_store
+from webapp.workers import TRACE, SearchJob, SearchPool
+from webapp.workers.dispatch import Dispatcher, SerialExecutor, dispatcher_of, kind_of
+
+
+class BarePool:
+    """Only the three callbacks of a pool."""
+
+    def __init__(self) -> None:
+        self.on_progress: Any = None
+        self.on_result: Any = None
+        self.on_queued: Any = None
+
+
+@dataclass(eq=False)
+class Tagged:
+    kind: ClassVar[str] = "remote"
+
+
+def job(tag: Any, kind: str = "search") -> SearchJob:
+    return SearchJob("tictactoe", "", "minimax", Limits(depth=1), tag=tag, kind=kind)
+
+
+def test_a_jobs_kind_is_its_tags_first_item_its_tags_kind_or_its_own() -> None:
+    assert kind_of(job(("engine", "g1", None))) == "engine"
+    assert kind_of(job(Tagged())) == "remote"
+    assert kind_of(job(object(), kind=TRACE)) == TRACE
+
+
+def test_the_pool_gets_one_dispatcher_whoever_asks_first() -> None:
+    pool = BarePool()
+    first = dispatcher_of(pool)  # type: ignore[arg-type]
+    assert dispatcher_of(pool) is first  # type: ignore[arg-type]
+    assert pool.on_result == first.on_result and pool.on_queued == first.on_queued
+    assert pool.on_progress == first.on_progress
+
+
+def test_each_kinds_news_goes_to_its_handlers_only() -> None:
+    pool, heard = BarePool(), []
+    dispatch = dispatcher_of(pool)  # type: ignore[arg-type]
+    dispatch.register(
+        "engine",
+        lambda j, r, e: heard.append(("engine result", r)),
+        lambda j, p: heard.append(("engine progress", p)),
+        lambda j, place: heard.append(("engine queued", place)),
+    )
+    dispatch.register("position", lambda j, r, e: heard.append(("position result", e)))
+    pool.on_progress(job(("engine", "g", None)), {"depth": 1})
+    pool.on_queued(job(("engine", "g", None)), 3)
+    pool.on_result(job(("engine", "g", None)), {"best_move": "5"}, None)
+    pool.on_queued(job(("position", "k")), 2)  # no queued handler: nothing
+    pool.on_result(job(("position", "k")), None, "failed")
+    pool.on_result(job(("nobody's", "k")), None, None)  # no handler: dropped
+    assert heard == [
+        ("engine progress", {"depth": 1}),
+        ("engine queued", 3),
+        ("engine result", {"best_move": "5"}),
+        ("position result", "failed"),
+    ]
+
+
+def test_a_kind_is_registered_once() -> None:
+    dispatch = Dispatcher()
+    dispatch.register("engine", lambda j, r, e: None)
+    with pytest.raises(ValueError, match="engine"):
+        dispatch.register("engine", lambda j, r, e: None)
+
+
+def test_settled_hooks_hear_of_every_result_after_its_handler() -> None:
+    dispatch, heard = Dispatcher(), []
+    dispatch.register("engine", lambda j, r, e: heard.append("handled"))
+    dispatch.on_settled(lambda j: heard.append("settled"))
+    dispatch.on_result(job(("engine", "g", None)), None, "x")
+    assert heard == ["handled", "settled"]
+
+
+# -- off the relay thread, one game at a time ---------------------------------------------
+def test_an_executor_runs_a_keys_tasks_in_order_one_at_a_time() -> None:
+    executor, ran, lock = SerialExecutor(threads=4), [], threading.Lock()
+    running, overlapped = [0], []
+
+    def task(index: int) -> Callable[[], None]:
+        def run() -> None:
+            with lock:
+                running[0] += 1
+                overlapped.append(running[0] > 1)
+            ran.append(index)
+            with lock:
+                running[0] -= 1
+
+        return run
+
+    done = threading.Event()
+    for index in range(200):
+        executor.submit("game", task(index))
+    executor.submit("game", done.set)
+    assert done.wait(WAIT)
+    assert ran == list(range(200)) and not any(overlapped)
+    executor.close()
+
+
+def test_an_executor_runs_other_keys_while_one_is_held() -> None:
+    executor, held, release, other = (
+        SerialExecutor(threads=2),
+        threading.Event(),
+        (threading.Event()),
+        threading.Event(),
+    )
+    executor.submit("slow", lambda: (held.set(), release.wait(WAIT)))
+    executor.submit("slow", other.clear)  # the slow game's next waits for its first
+    assert held.wait(WAIT)
+    executor.submit("fast", other.set)
+    assert other.wait(WAIT)  # ran while the slow game's task still holds its thread
+    assert not release.is_set()
+    release.set()
+    executor.close()
+
+
+def test_an_executor_starts_no_more_threads_than_its_size() -> None:
+    executor, release = SerialExecutor(threads=3), threading.Event()
+    started = threading.Semaphore(0)
+    for index in range(50):
+        executor.submit(f"game-{index}", lambda: (started.release(), release.wait(WAIT)))
+    for _ in range(3):
+        assert started.acquire(timeout=WAIT)
+    assert executor.threads() == 3
+    release.set()
+    assert executor.close()
+
+
+class HeldStore:
+    """A store whose first save of ``game_id`` with the engine's reply (two moves) waits
+    until ``release`` is set (at most ``WAIT`` seconds)."""
+
+    def __init__(self, store: Any) -> None:
+        self.store, self.game_id = store, ""
+        self.entered, self.release, self.saved = threading.Event(), threading.Event(), []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
+
+    def save(self, record: Any) -> Any:
+        if record.id == self.game_id and len(record.moves) == 2 and not self.entered.is_set():
+            self.entered.set()
+            self.release.wait(WAIT)
+        self.saved.append((record.id, record.moves))
+        return self.store.save(record)
+
+
+def test_a_game_whose_save_is_slow_delays_no_other_games_reply() -> None:
+    pool = SearchPool(2, warm_up=False)
+    pool.start()
+    assert pool.wait_ready(WAIT)
+    store, sent = HeldStore(open_store(":memory:")), []
+    games = GameService(
+        store,  # type: ignore[arg-type]
+        pool,
+        lambda event, payload, to: sent.append((event, payload, to)),
+        seed=0,
+        live_scores=False,
+    )
+    try:
+        slow = games.create("tictactoe", {"level": "easy"}, owner="me")
+        fast = games.create("tictactoe", {"level": "easy"}, owner="me")
+        store.game_id = slow.id
+        games.move(slow.id, "5", "me")
+        assert store.entered.wait(WAIT)  # the slow game's reply is stuck in its save
+        games.move(fast.id, "5", "me")
+        replies = lambda: [to for event, _, to in sent if event == protocol.ENGINE_MOVE]  # noqa: E731
+        wait_until(lambda: replies() == [fast.id])
+        assert not store.release.is_set()  # the slow game's save is still held meanwhile
+        store.release.set()
+        wait_until(lambda: replies() == [fast.id, slow.id])
+        stored = games.store.get(slow.id)
+        assert stored is not None and len(stored.moves) == 2
+    finally:
+        store.release.set()
+        games.close()

@@ -1,0 +1,272 @@
+"""One dispatcher per pool: each job's callbacks go to the handler of its kind.
+
+A pool calls three callbacks (``on_progress``, ``on_result``, ``on_queued``).
+They are the dispatcher's, set once (``dispatcher_of``); each consumer
+(the engine's moves, live scores, position analyses, traces, a search host's
+remote jobs) registers the handlers of its job kind once, when it is built. A
+job's kind is its tag's: the first item of a tuple tag (``("engine", game_id,
+sid)``), else the tag's ``kind`` attribute, else the job's own kind (a trace).
+
+# Off the relay thread, one game at a time
+A pool with a relay thread of its own (``SearchPool``, ``QueuePool``) makes its
+dispatcher with a ``SerialExecutor``: the news of a kind registered
+``serial=True`` (a game's: engine moves, scores, pondering, its analyses) is
+queued per game and applied on a small pool of threads, in order within a game,
+one item at a time, games in parallel. So a game whose store write is slow
+holds up that game only, never the relay or other games. Kinds whose handlers
+only wake a waiting thread (traces, position analyses) run on the relay
+thread. A pool without a thread of its own (a test's, reporting before
+``submit`` returns) gets a dispatcher that calls every handler at once.
+
+Nothing of a service is imported here (services import workers, never the
+reverse): handlers are plain callables.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from webapp.workers.jobs import (
+    ProgressCallback,
+    QueuedCallback,
+    ResultCallback,
+    SearchJob,
+)
+from webapp.workers.pools import Pool
+
+log = logging.getLogger(__name__)
+
+
+def _no_progress(job: SearchJob, progress: dict[str, Any]) -> None:
+    return None
+
+
+def _no_place(job: SearchJob, place: int) -> None:
+    return None
+
+
+#: Threads applying games' results (each game's one at a time).
+RESULT_THREADS = 6
+#: Seconds ``close`` waits for the results being applied.
+CLOSE_SECONDS = 5.0
+
+Task = Callable[[], None]
+
+
+class SerialExecutor:
+    """Tasks run on at most ``threads`` threads: those of one key in order, one at a
+    time; those of different keys in parallel, keys taking turns (one task each)."""
+
+    def __init__(self, threads: int = RESULT_THREADS, name: str = "results") -> None:
+        if threads < 1:
+            raise ValueError("an executor needs a thread")
+        self.size, self.name = threads, name
+        self._changed = threading.Condition()
+        self._queues: dict[str, deque[Task]] = {}  # key -> its tasks, while it has any
+        self._ready: deque[str] = deque()  # keys with a task and no thread on them
+        self._threads: list[threading.Thread] = []
+        self._running = 0
+        self._closed = False
+
+    def submit(self, key: str, task: Task) -> bool:
+        """Run ``task`` after the key's earlier tasks; False once closed (not run)."""
+        with self._changed:
+            if self._closed:
+                return False
+            queue = self._queues.get(key)
+            if queue is None:
+                self._queues[key] = deque([task])
+                self._ready.append(key)
+                self._changed.notify()
+            else:
+                queue.append(task)  # its key is ready or running already: it comes in turn
+            if len(self._threads) < self.size and self._running + len(self._ready) > len(
+                self._threads
+            ):
+                self._start_thread()
+        return True
+
+    def close(self, timeout: float = CLOSE_SECONDS) -> bool:
+        """Run no task from now on; wait for those running. False if one still runs."""
+        with self._changed:
+            self._closed = True
+            self._queues.clear()
+            self._ready.clear()
+            self._changed.notify_all()
+            threads = list(self._threads)
+        deadline = time.monotonic() + timeout
+        for thread in threads:
+            if thread is not threading.current_thread():
+                thread.join(max(0.0, deadline - time.monotonic()))
+        return not any(t.is_alive() and t is not threading.current_thread() for t in threads)
+
+    def threads(self) -> int:
+        with self._changed:
+            return sum(thread.is_alive() for thread in self._threads)
+
+    def _start_thread(self) -> None:  # the condition's lock is held
+        thread = threading.Thread(
+            target=self._loop, name=f"{self.name}-{len(self._threads) + 1}", daemon=True
+        )
+        self._threads.append(thread)
+        thread.start()
+
+    def _loop(self) -> None:
+        while True:
+            with self._changed:
+                while not self._ready and not self._closed:
+                    self._changed.wait()
+                if self._closed:
+                    return
+                key = self._ready.popleft()
+                task = self._queues[key].popleft()
+                self._running += 1
+            try:
+                task()
+            except Exception:  # a handler's bug must not stop the game's later news
+                log.exception("%s: a task for %s failed", self.name, key)
+            finally:
+                with self._changed:
+                    self._running -= 1
+                    queue = self._queues.get(key)
+                    if queue:
+                        self._ready.append(key)  # its next task, after the other keys' turn
+                        self._changed.notify()
+                    elif queue is not None:
+                        del self._queues[key]
+
+
+@dataclass(frozen=True)
+class Handlers:
+    """What one job kind does with its jobs' news; ``serial``: applied per game on the
+    dispatcher's executor (when it has one)."""
+
+    result: ResultCallback
+    progress: ProgressCallback = _no_progress
+    queued: QueuedCallback = _no_place
+    serial: bool = False
+
+
+def game_of(job: SearchJob) -> str:
+    """The key a job's news is serialised by: its game (else its kind)."""
+    if job.game_id:
+        return job.game_id
+    tag = job.tag
+    if isinstance(tag, tuple) and len(tag) > 1 and isinstance(tag[1], str) and tag[1]:
+        return tag[1]
+    return f"({kind_of(job)})"
+
+
+def kind_of(job: SearchJob) -> str:
+    """The kind a job's news is dispatched by (see the module docstring)."""
+    tag = job.tag
+    if isinstance(tag, tuple) and tag and isinstance(tag[0], str):
+        return tag[0]
+    kind = getattr(tag, "kind", None)
+    return kind if isinstance(kind, str) else job.kind
+
+
+class Dispatcher:
+    """The pool's callbacks: each job's news to the handlers registered for its kind."""
+
+    def __init__(self, executor: SerialExecutor | None = None) -> None:
+        self.executor = executor
+        self._lock = threading.Lock()
+        self._handlers: dict[str, Handlers] = {}
+        self._settled: list[Callable[[SearchJob], None]] = []
+
+    def register(
+        self,
+        kind: str,
+        result: ResultCallback,
+        progress: ProgressCallback = _no_progress,
+        queued: QueuedCallback = _no_place,
+        *,
+        serial: bool = False,
+    ) -> None:
+        """Send the news of jobs of ``kind`` to these handlers (once per kind);
+        ``serial``: a game's, applied off the relay thread one at a time."""
+        with self._lock:
+            if kind in self._handlers:
+                raise ValueError(f"the job kind {kind!r} has its handlers already")
+            self._handlers[kind] = Handlers(result, progress, queued, serial)
+
+    def run_for_game(self, game_id: str, task: Task) -> None:
+        """Run ``task`` in turn with the game's news, never on the caller's thread (without
+        an executor: on a thread of its own)."""
+        if self.executor is None:
+            threading.Thread(target=task, name=f"task-{game_id}", daemon=True).start()
+        else:
+            self.executor.submit(game_id, task)  # closed: dropped, as every later result
+
+    def on_settled(self, hook: Callable[[SearchJob], None]) -> None:
+        """Call ``hook(job)`` after each result has been handled."""
+        with self._lock:
+            self._settled.append(hook)
+
+    def handlers(self, job: SearchJob) -> Handlers | None:
+        with self._lock:
+            return self._handlers.get(kind_of(job))
+
+    # -- the pool's three callbacks -------------------------------------------------------
+    def on_progress(self, job: SearchJob, progress: dict[str, Any]) -> None:
+        handlers = self.handlers(job)
+        if handlers is not None:
+            self._call(handlers, job, lambda: handlers.progress(job, progress))
+
+    def on_result(self, job: SearchJob, result: dict[str, Any] | None, error: str | None) -> None:
+        handlers = self.handlers(job)
+        if handlers is None:
+            log.warning("no handler for the result of a %r job: dropped", kind_of(job))
+            self._settle(job)
+            return
+
+        def apply() -> None:
+            try:
+                handlers.result(job, result, error)
+            finally:
+                self._settle(job)
+
+        self._call(handlers, job, apply)
+
+    def on_queued(self, job: SearchJob, place: int) -> None:
+        handlers = self.handlers(job)
+        if handlers is not None:
+            self._call(handlers, job, lambda: handlers.queued(job, place))
+
+    def close(self) -> None:
+        """Apply nothing more; wait for what is being applied (the pool closes)."""
+        if self.executor is not None and not self.executor.close():
+            log.warning("%s: closing while a result is still applied", self.executor.name)
+
+    def _call(self, handlers: Handlers, job: SearchJob, task: Task) -> None:
+        if handlers.serial and self.executor is not None:
+            self.executor.submit(game_of(job), task)
+        else:
+            task()
+
+    def _settle(self, job: SearchJob) -> None:
+        with self._lock:
+            hooks = list(self._settled)
+        for hook in hooks:
+            hook(job)
+
+
+def dispatcher_of(pool: Pool) -> Dispatcher:
+    """The pool's dispatcher: made, and set as its three callbacks, the first time."""
+    found = getattr(pool.on_result, "__self__", None)
+    if isinstance(found, Dispatcher):
+        return found
+    made = Dispatcher()
+    pool.on_progress, pool.on_result, pool.on_queued = (
+        made.on_progress,
+        made.on_result,
+        made.on_queued,
+    )
+    return made
