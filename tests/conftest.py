@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+import atexit
+import os
 import random
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
+
+# The 12-stone database's converted cache: one per test run (every search process and
+# server the tests start inherits it), never the user's ~/.cache, so that no run leans
+# on what an earlier one left.
+if "LOOKAHEAD_CACHE_DIR" not in os.environ:
+    os.environ["LOOKAHEAD_CACHE_DIR"] = tempfile.mkdtemp(prefix="lookahead-cache-")
+    atexit.register(shutil.rmtree, os.environ["LOOKAHEAD_CACHE_DIR"], ignore_errors=True)
 
 from tests.ci import pytest_sessionfinish  # noqa: F401 (a skip fails CI)
 from tests.servers import (  # noqa: F401 (fixtures for every test)

@@ -163,20 +163,23 @@ def check_database(config: dict[str, object]) -> None:
 
 def serve_development(config: dict[str, object], host: str, port: int) -> None:
     """Werkzeug's server with its reloader: a parent process that watches the code and a
-    child that serves (built anew on every change)."""
+    child that serves (built anew on every change). Never its interactive debugger: it
+    runs code for whoever reaches a failing page (``--dev --host 0.0.0.0`` included)."""
     from flask import Flask
     from werkzeug.serving import is_running_from_reloader
 
     from webapp.web.app import close_app, create_app
 
     if not is_running_from_reloader():  # the watching parent serves nothing: no workers
-        Flask(__name__).run(host, port, debug=True, use_reloader=True, threaded=True)
+        Flask(__name__).run(
+            host, port, debug=True, use_reloader=True, use_debugger=False, threaded=True
+        )
         return
     app = create_app(config)
     signal.signal(signal.SIGTERM, _stop)
     try:
         # What socketio.run does in threading mode, without its "production" refusal.
-        app.run(host, port, debug=True, use_reloader=True, threaded=True)
+        app.run(host, port, debug=True, use_reloader=True, use_debugger=False, threaded=True)
     except KeyboardInterrupt:
         pass
     finally:

@@ -145,8 +145,12 @@ function headline(answer, name) {
   const words = describeScore(answer.score, answer.exact, info, answer.moves.length);
   if (answer.exact) {
     const source = answer.book ? ", from the opening book" : "";
-    if (words.kind === "draw") return `${name} to move: a draw with best play (exact${source}).`;
-    return `${name} to move: ${words.text} with best play (exact${source}).`;
+    // The position's value is exact; a move not solved in the server's time is said to be
+    // an estimate ("about …" on its button), never passed off as exact.
+    const unsolved = Object.values(answer.move_scores).some((value) => !value.exact);
+    const rest = unsolved ? " Moves marked “about” were not solved in time: estimates." : "";
+    if (words.kind === "draw") return `${name} to move: a draw with best play (exact${source}).${rest}`;
+    return `${name} to move: ${words.text} with best play (exact${source}).${rest}`;
   }
   const lean = Math.abs(answer.score) < 0.01 ? "about even" : answer.score > 0 ? `${name} is slightly better` : `${name} is slightly worse`;
   return `${name} to move: ${lean} (${signed(answer.score)}, not solved: searched ${answer.depth} moves deep).`;

@@ -19,10 +19,11 @@ from tests.web.held_engine import label
 from tests.web.helpers import WAIT, Listener, create, wait_until
 from webapp import protocol
 from webapp.services.analysis import NOBODY, Analyses, Asker, OverShare
+from webapp.services.errors import GameError
 from webapp.web.app import socketio
 from webapp.web.waiters import EXTENSION as WAITERS
 from webapp.web.waiters import Waiters
-from webapp.workers import SearchJob
+from webapp.workers import PoolBusy, SearchJob
 
 NO_LIMITS = {"RATE_LIMIT_ANALYSE_PER_IDENTITY": None, "RATE_LIMIT_ANALYSE_PER_ADDRESS": None}
 #: A search's result, as the pool reports it (``SearchResult.to_dict()``, the parts read).
@@ -67,6 +68,52 @@ def ask(made: Analyses, moves: str, asker: Asker = NOBODY) -> dict[str, Any] | N
 
 
 # -- the service alone ----------------------------------------------------------------
+
+
+def test_a_request_that_joined_a_refused_search_is_told_busy_at_once() -> None:
+    """It waited out its whole wait and answered 202 (the refused search was forgotten but
+    never marked done)."""
+
+    class RefusingPool(FakePool):
+        entered, refuse = threading.Event(), threading.Event()
+
+        def submit(self, job: SearchJob) -> int:
+            self.entered.set()
+            self.refuse.wait(WAIT)
+            raise PoolBusy("full")
+
+    pool = RefusingPool()
+    made = Analyses(pool, sweep_thread=False)  # type: ignore[arg-type]
+    first: list[BaseException] = []
+
+    def asks_first() -> None:
+        try:
+            made.analyse("tictactoe", "1", seconds=1.0, wait=0.0)
+        except GameError as err:
+            first.append(err)
+
+    thread = threading.Thread(target=asks_first)
+    thread.start()
+    assert pool.entered.wait(WAIT)
+    joined: list[BaseException] = []
+
+    def joins() -> None:
+        try:
+            made.analyse("tictactoe", "1", seconds=1.0, wait=WAIT)
+        except GameError as err:
+            joined.append(err)
+
+    joiner = threading.Thread(target=joins)
+    joiner.start()
+    wait_until(lambda: made.under_way() == 1 and any(
+        p.waiting for p in made._pending.values()))  # fmt: skip
+    pool.refuse.set()
+    thread.join(WAIT)
+    joiner.join(WAIT / 2)  # told at once: it never waits out its WAIT
+    assert not joiner.is_alive()
+    assert [e.code for e in first] == [protocol.BUSY] and [e.code for e in joined] == [
+        protocol.BUSY
+    ]
 
 
 def test_an_analysis_nobody_asks_for_again_is_cancelled() -> None:

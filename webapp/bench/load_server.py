@@ -134,6 +134,8 @@ class LoadServer:
                 command += ["--set", f"{key}="]
             if self.nginx:
                 command += ["--set", "TRUSTED_PROXIES=1"]
+            # The identity secret in the throw-away folder, not in the checkout's instance/.
+            command += ["--set", f"SECRET_KEY_FILE={folder / 'secret_key'}"]
             for setting in self.settings:
                 command += ["--set", setting]
             self._spawn(folder / f"web-{index}.log", command)

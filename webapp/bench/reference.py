@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 #: BitBully's compiled module.
@@ -30,11 +31,12 @@ class Solved:
 
 
 class Reference:
-    """BitBully without an opening book, a clean table for every position."""
+    """BitBully without an opening book (or with ``book``: a file of its databases), a clean
+    table for every position."""
 
-    def __init__(self, core: Any) -> None:
+    def __init__(self, core: Any, book: Path | None = None) -> None:
         self._core = core
-        self._solver = core.BitBullyCore()  # no book path: no opening book
+        self._solver = core.BitBullyCore() if book is None else core.BitBullyCore(book)
 
     def solve(self, moves: str) -> Solved:
         """The exact score of ``moves`` (columns 1-7), timed like the kernel's solves."""
@@ -49,10 +51,10 @@ class Reference:
         return Solved(score, seconds, int(self._solver.getNodeCounter()))
 
 
-def reference() -> Reference | None:
+def reference(book: Path | None = None) -> Reference | None:
     """The reference solver, or None when BitBully is not installed."""
     try:
         core = importlib.import_module(MODULE)
     except ImportError:
         return None
-    return Reference(core)
+    return Reference(core, book)

@@ -73,6 +73,8 @@ WINDOW = 4
 ABANDON_SECONDS = 5.0
 #: The error of a search cancelled because nobody asked for it any more.
 ABANDONED = "nobody asked for it any more"
+#: The error of a search the pool refused (a request that joined it answers BUSY).
+REFUSED = "the pool refused it"
 
 Key = tuple[str, str, bool]  # game, moves, every move scored
 
@@ -175,6 +177,8 @@ class Analyses:
             pending.asked = self.clock()
         if not pending.done:
             return None
+        if pending.error == REFUSED:
+            raise GameError(protocol.BUSY, "The server is busy. Try again soon.")
         if pending.answer is None:
             raise GameError(protocol.ENGINE_FAILED, f"The analysis failed: {pending.error}")
         return pending.answer
@@ -288,6 +292,9 @@ class Analyses:
         except PoolBusy as busy:
             with self._changed:
                 self._settle(key, job)
+                # A request that joined it meanwhile learns at once, not after its wait.
+                pending.error, pending.done = REFUSED, True
+                self._changed.notify_all()
             raise GameError(protocol.BUSY, f"The server is busy: {busy}. Try again soon.") from None
         return pending
 

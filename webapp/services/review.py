@@ -90,6 +90,7 @@ class Reviews:
                 seconds=position_seconds,
                 wait=max(0.0, deadline - self.analyses.clock()),
                 owner=owner,
+                asker=asker,  # the heavier round counts against the asker's share too
             )
             found |= {m: a for m, a in scored.items() if a["exact"] and not _partly_solved(a)}
         # Unknown, or solved with some move still unsolved (its best moves may be more).

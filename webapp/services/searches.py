@@ -513,8 +513,11 @@ class Searches:
 
     def _retry_later(self, game_id: str, task: EngineTask) -> None:
         index = min(max(task.failures - IMMEDIATE_RETRIES - 1, 0), len(self.retry_delays) - 1)
+        # The timer thread only hands the retry over: it takes the game's lock and reads
+        # the store, which may be slow exactly when retries are due.
         task.timer = self.timers.call_later(
-            self.retry_delays[index], lambda: self._retry(game_id, task)
+            self.retry_delays[index],
+            lambda: self.dispatch.in_turn(game_id, lambda: self._retry(game_id, task)),
         )
 
     def _retry(self, game_id: str, task: EngineTask) -> None:

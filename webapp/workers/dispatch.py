@@ -205,6 +205,14 @@ class Dispatcher:
         else:
             self.executor.submit(game_id, task)  # closed: dropped, as every later result
 
+    def in_turn(self, game_id: str, task: Task) -> None:
+        """Run ``task`` in turn with the game's news on the executor; without an executor
+        (test pools), at once on the caller's thread."""
+        if self.executor is None:
+            task()
+        else:
+            self.executor.submit(game_id, task)  # closed: dropped, as every later result
+
     def on_settled(self, hook: Callable[[SearchJob], None]) -> None:
         """Call ``hook(job)`` after each result has been handled."""
         with self._lock:

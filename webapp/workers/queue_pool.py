@@ -477,6 +477,7 @@ class QueuePool:
             self._settle({"uid": uid, "result": None, "error": LOST})
 
     def _listen(self) -> None:
+        self._done.clear()  # a supervised restart: running again, close() waits for it
         key = replies_key(self.uid)
         swept = placed = time.monotonic()
         try:

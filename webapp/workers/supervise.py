@@ -14,7 +14,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -43,6 +43,9 @@ class Watched:
     down: bool = False  # died, waiting to be restarted
     restarts: int = 0
     last_error: str = ""
+    #: Cuts its backoff short (``restart_now``, ``stop``); one per loop, so that one
+    #: loop clearing it never swallows another's wake-up.
+    wake: threading.Event = field(default_factory=threading.Event)
 
 
 class Supervisor:
@@ -56,7 +59,6 @@ class Supervisor:
         self.start_thread, self.backoff = start_thread, backoff
         self._lock = threading.Lock()
         self._watched: dict[str, Watched] = {}
-        self._wake = threading.Event()  # cuts a backoff short (``restart_now``)
         self._stopped = False
 
     def start(self, name: str, loop: Loop) -> None:
@@ -85,12 +87,17 @@ class Supervisor:
 
     def restart_now(self) -> None:
         """Restart the loops that are down without waiting for their backoff."""
-        self._wake.set()
+        self._wake_all()
 
     def stop(self) -> None:
         """Restart nothing from now on."""
         self._stopped = True
-        self._wake.set()
+        self._wake_all()
+
+    def _wake_all(self) -> None:
+        with self._lock:
+            for watched in self._watched.values():
+                watched.wake.set()
 
     def _run(self, watched: Watched, loop: Loop) -> None:
         delay = self.backoff[0]
@@ -107,8 +114,8 @@ class Supervisor:
                         watched.last_error = f"{type(err).__name__}: {err}"
                 if time.monotonic() - began >= STEADY_SECONDS:
                     delay = self.backoff[0]
-                self._wake.wait(delay)
-                self._wake.clear()
+                watched.wake.wait(delay)
+                watched.wake.clear()
                 delay = min(delay * 2, self.backoff[1])
                 with self._lock:
                     watched.down = False
