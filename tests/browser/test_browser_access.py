@@ -96,15 +96,18 @@ def test_phone_depth_table_fits_and_touch_targets_are_44px(
         )
         assert table["scroll"] <= table["wrap"], f"the depth table overflows its box: {table}"
         assert table["page"] <= PHONE["width"], table
-        targets = [
-            *ui.moves.all(),
-            *ui.candidates.all(),
-            *ui.board.locator(".c4-badges .score-badge").all(),
-        ]
-        assert len(targets) == 6 + 7 + 7
-        for target in targets:
-            box = target.bounding_box()
-            assert box is not None and box["width"] >= TOUCH and box["height"] >= TOUCH, box
+        # Measured in one go: the panel's options are drawn again when their exact pass
+        # lands (at every level), and an element measured after it was replaced has no box.
+        boxes = page.evaluate(
+            """(() => [...document.querySelectorAll(
+                  "#moves .move, #candidates li, .board .c4-badges .score-badge")]
+                .map((e) => { const r = e.getBoundingClientRect();
+                              return {text: e.textContent, width: r.width,
+                                      height: r.height}; }))()"""
+        )
+        assert len(boxes) == 6 + 7 + 7, boxes
+        for box in boxes:
+            assert box["width"] >= TOUCH and box["height"] >= TOUCH, box
         # The settings: the Strength and Algorithm segments (their radios cover them), the
         # panel's summary and the analysis switch are at least 44 px tall.
         settings = page.locator(".settings-panel")
