@@ -56,3 +56,18 @@ def random_position(game_name: str, plies: int, rng: random.Random) -> Game:
             game.play(rng.choice(game.legal_moves()))
         if not game.is_terminal():
             return game
+
+
+#: Folders whose every test carries a marker (``scripts/test.sh --fast`` leaves them out).
+FOLDER_MARKERS = {"browser": pytest.mark.browser, "scale": pytest.mark.scale}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test under ``tests/browser`` ``browser`` and under ``tests/scale``
+    ``scale``, new files included."""
+    here = Path(__file__).resolve().parent
+    for item in items:
+        for folder, marker in FOLDER_MARKERS.items():
+            if item.path.is_relative_to(here / folder):
+                item.add_marker(marker)

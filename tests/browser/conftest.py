@@ -33,17 +33,6 @@ TIMEOUT_MS = 30_000
 expect.set_options(timeout=TIMEOUT_MS)
 
 
-HERE = Path(__file__).resolve().parent
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark every test in this folder ``browser`` (``scripts/test.sh --fast`` leaves them out)."""
-    for item in items:
-        if item.path.is_relative_to(HERE):
-            item.add_marker(pytest.mark.browser)
-
-
 @pytest.fixture(scope="session")
 def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The URL of a running Lookahead server (started here unless given)."""
