@@ -27,7 +27,7 @@ def test_usage_reads_this_process() -> None:
 
 def test_cpu_seconds_read_this_process_and_grow_with_work() -> None:
     first = cpu_seconds(os.getpid())
-    total = 0
+    total = sum(range(10_000))  # some work first: the clock may tick before the loop
     while cpu_seconds(os.getpid()) == first:  # a clock tick of work at least
         total += sum(range(10_000))
     assert cpu_seconds(os.getpid()) > first > 0 and total > 0
