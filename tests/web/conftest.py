@@ -19,8 +19,11 @@ from flask_socketio import SocketIOTestClient
 from tests.web.fake_searches import HOLD_ENV, Holds
 from tests.web.held_engine import HELD
 from tests.web.helpers import Listener, create, make_app
+from tests.web.holding_pool import HoldingPool, Sent
 from tests.web.store_backends import BACKENDS, Backend, make_backend
 from webapp import protocol
+from webapp.services import GameService
+from webapp.store import open_store
 from webapp.web.app import close_app, socketio
 
 
@@ -116,3 +119,19 @@ def held(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[MakeHeld]:
     holds.release()
     for app in made:
         close_app(app)
+
+
+@pytest.fixture
+def games() -> Iterator[tuple[GameService, HoldingPool, Sent]]:
+    """A service on a ``HoldingPool`` that holds the engine's moves and pondering, and the
+    events it sent."""
+    pool = HoldingPool({"engine", "ponder"})  # the engine moves when the test says so
+    sent: Sent = []
+    service = GameService(
+        open_store(":memory:"),
+        pool,  # type: ignore[arg-type]
+        lambda event, payload, to: sent.append((event, payload, to)),
+        seed=0,
+    )
+    yield service, pool, sent
+    service.close()

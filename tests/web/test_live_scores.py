@@ -10,85 +10,22 @@ late Connect Four position.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
-
 import pytest
 from flask import Flask
 
 from tests.web.helpers import Listener, seated, wait_until
+from tests.web.holding_pool import HoldingPool, Sent, pure_python_scores, scores_of, values
 from tests.web.test_searches_unit import InstantPool
 from webapp import protocol
-from webapp.engine.search import search
-from webapp.games import new_game
 from webapp.services import GameService
 from webapp.services.locks import Outbox
 from webapp.store import open_store
 from webapp.web.app import game_watched, socketio
-from webapp.workers import Priority, SearchJob
+from webapp.workers import Priority
 
 #: A late Connect Four position (28 stones, the first player to move) whose columns differ;
 #: its best columns win, but not at once (so the engine has a reply to ponder).
 LATE_CONNECT4 = "1666425755643557763612254722"
-
-Sent = list[tuple[str, Any, str]]
-
-
-class HoldingPool(InstantPool):
-    """Runs a job inside ``submit`` unless its kind is held: those wait for ``finish``."""
-
-    def __init__(self, hold: set[str]) -> None:
-        super().__init__()
-        self.hold = hold
-        self.waiting: list[SearchJob] = []
-
-    def submit(self, job: SearchJob) -> int:
-        if job.tag[0] not in self.hold:
-            return super().submit(job)
-        job.id = len(self.submitted) + 1
-        self.submitted.append(job)
-        self.waiting.append(job)
-        return job.id
-
-    def position(self, job_id: int) -> int | None:
-        places = [job.id for job in self.waiting]
-        return places.index(job_id) + 1 if job_id in places else None
-
-    def release(self, kind: str) -> None:
-        """Run every waiting job of ``kind`` (and stop holding that kind)."""
-        self.hold.discard(kind)
-        for job in [j for j in self.waiting if j.tag[0] == kind]:
-            self.waiting.remove(job)
-            self.finish(job)
-
-
-@pytest.fixture
-def games() -> Iterator[tuple[GameService, HoldingPool, Sent]]:
-    pool = HoldingPool({"engine", "ponder"})  # the engine moves when the test says so
-    sent: Sent = []
-    service = GameService(
-        open_store(":memory:"),
-        pool,  # type: ignore[arg-type]
-        lambda event, payload, to: sent.append((event, payload, to)),
-        seed=0,
-    )
-    yield service, pool, sent
-    service.close()
-
-
-def scores_of(sent: Sent) -> list[dict[str, Any]]:
-    return [payload for event, payload, _ in sent if event == protocol.SCORES]
-
-
-def pure_python_scores(game: str, moves: str) -> dict[str, tuple[int | float, bool]]:
-    """Every move's exact score from the pure-Python engine: the independent computation."""
-    result = search(new_game(game, moves), "alphabeta", move_scores=True, native=False)
-    assert result.move_scores is not None
-    return {move: (s.score, s.exact) for move, s in result.move_scores.items()}
-
-
-def values(payload: dict[str, Any]) -> dict[str, tuple[int | float, bool]]:
-    return {move: (s["score"], s["exact"]) for move, s in payload["move_scores"].items()}
 
 
 def test_after_the_players_move_and_the_engines_the_side_to_move_gets_its_scores(

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Iterator
 
 import pytest
 
-from tests.web.test_live_scores import (
+from tests.web.holding_pool import (
     HoldingPool,
     Sent,
     pure_python_scores,
@@ -26,7 +25,6 @@ from tests.web.test_live_scores import (
 from webapp import protocol
 from webapp.services import GameService
 from webapp.settings import analysis_limits
-from webapp.store import open_store
 from webapp.workers import Priority
 
 #: A Connect Four position whose columns differ, solved in well under a second.
@@ -34,20 +32,6 @@ CONNECT4 = "1666425755643557763612254722"
 LEVELS = ("easy", "medium", "hard", "perfect")
 #: The eight lines of three, cells 0-8 row by row (restated here: the solver is independent).
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
-
-
-@pytest.fixture
-def games() -> Iterator[tuple[GameService, HoldingPool, Sent]]:
-    pool = HoldingPool({"engine", "ponder"})  # the engine moves only when told
-    sent: Sent = []
-    service = GameService(
-        open_store(":memory:"),
-        pool,  # type: ignore[arg-type]
-        lambda event, payload, to: sent.append((event, payload, to)),
-        seed=0,
-    )
-    yield service, pool, sent
-    service.close()
 
 
 # -- an independent tic-tac-toe solver -------------------------------------------------
