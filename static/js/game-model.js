@@ -129,15 +129,19 @@ export function scoresFor(/** @type {Model} */ model, /** @type {string} */ move
 
 /**
  * What position `moves` is worth to the side to move there: {score, exact,
- * depth} from its options' scores (exact once every option is), else from an
- * engine search of it, else from the game's review; null when nothing is known.
+ * depth}. An exact value wins wherever it comes from: its options' scores once
+ * every option is exact, an engine search of it, the exact score of the move
+ * that reached it among its parent's options (scores are absolute, so the
+ * child's value is that score negated), or the game's review. Failing that, the
+ * board's estimate, or the engine's; null when nothing is known.
  */
 /** @returns {PositionValue & {solving?: boolean} | null} */
 export function positionValue(/** @type {Model} */ model, /** @type {string} */ moves) {
   // What the page saw of the position, the side to move's view: its scores (what the
-  // board's badges show) and the newest search from it. An exact one wins: at Perfect
-  // the engine's search is exact while the scores of its position are often only
-  // the quick pass its move cut short. The game's review fills what the page did not see.
+  // board's badges show) and the newest search from it. At Perfect the engine's search
+  // is exact while the scores of its position are often only the quick pass its move cut
+  // short; the player's scores are cut short when they move at once, and then the exact
+  // score of their move among the options before it still tells the position's value.
   const seen = [];
   const scores = model.scores.get(moves);
   const values = scores ? Object.values(scores.move_scores) : [];
@@ -153,7 +157,33 @@ export function positionValue(/** @type {Model} */ model, /** @type {string} */ 
       break;
     }
   }
-  return seen.find((value) => value.exact) ?? seen[0] ?? model.reviewed.get(moves) ?? null;
+  const exact = seen.find((value) => value.exact) ?? fromParent(model, moves);
+  const reviewed = model.reviewed.get(moves);
+  return exact ?? (reviewed?.exact ? reviewed : null) ?? seen[0] ?? reviewed ?? null;
+}
+
+/**
+ * Position `moves`'s exact value from the exact score of its last move at its
+ * parent: among the parent's options, or as the move a search from the parent
+ * played; else null.
+ */
+function fromParent(/** @type {Model} */ model, /** @type {string} */ moves) {
+  if (!moves) return null;
+  const parent = moves.slice(0, -1);
+  const last = moves.slice(-1);
+  const options = [model.scores.get(parent)?.move_scores];
+  for (let i = model.results.length - 1; i >= 0; i -= 1) {
+    const { from, result } = model.results[i];
+    if (from !== parent) continue;
+    options.push(result.move_scores);
+    // A search's score is that of the move it names (a level's own move keeps its own score).
+    options.push({ [result.best_move]: { score: result.score, exact: result.exact } });
+  }
+  for (const moveScores of options) {
+    const option = moveScores?.[last];
+    if (option?.exact) return { score: -option.score || 0, exact: true, depth: null };
+  }
+  return null;
 }
 
 /** Keep the review's values (moves -> value); what the page saw itself still comes first. */

@@ -66,7 +66,8 @@ def test_after_a_reload_every_point_of_the_graph_is_known(page: Page, screenshot
 def test_at_perfect_every_point_of_the_live_graph_is_exact(page: Page) -> None:
     """Connect Four at Perfect, the player moving at once: the points of the player's own
     moves (the engine to move there) take the engine's exact search, not the quick pass
-    over its options that its move cut short."""
+    over its options that its move cut short; the points of the engine's moves (the player
+    moving before their options' exact pass) take that search's exact score, negated."""
     ui = GamePage(page)
     ui.open_new("game=connect4&level=perfect")
     for count, column in enumerate("1726", start=1):

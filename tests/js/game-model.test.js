@@ -75,15 +75,37 @@ test("scores of a position keep the one knowing more exact moves", () => {
   assert.equal(scoresFor(model, "3"), null);
 });
 
-test("a position's value: exact first, then the board's estimate, then the review", () => {
+test("a position's value: exact first wherever it comes from, then the board's estimate, then the review", () => {
   const model = createModel(state({ moves: "15" }));
   assert.equal(positionValue(model, "1"), null);
-  noteReviewValues(model, [["1", { score: 0, exact: true, depth: null }]]);
-  assert.deepEqual(positionValue(model, "1"), { score: 0, exact: true, depth: null });
+  noteReviewValues(model, [["1", { score: -0.3, exact: false, depth: 6 }]]);
+  assert.deepEqual(positionValue(model, "1"), { score: -0.3, exact: false, depth: 6 });
   noteScores(model, { moves: "1", move_scores: { 5: { score: 0.2, exact: false, depth: 4 }, 9: { score: -0.1, exact: false, depth: 4 } } });
-  assert.deepEqual(positionValue(model, "1"), { score: 0.2, exact: false, depth: 4, solving: false });
-  noteEngineMove(model, engineMove({ score: 0, exact: true }));
-  assert.equal(positionValue(model, "1")?.exact, true); // the engine's exact search wins
+  assert.deepEqual(positionValue(model, "1"), { score: 0.2, exact: false, depth: 4, solving: false }); // seen beats a reviewed estimate
+  noteReviewValues(model, [["1", { score: 0, exact: true, depth: null }]]);
+  assert.deepEqual(positionValue(model, "1"), { score: 0, exact: true, depth: null }); // an exact review beats an estimate
+  noteEngineMove(model, engineMove({ score: 1, exact: true }));
+  assert.deepEqual(positionValue(model, "1"), { score: 1, exact: true, depth: 8 }); // the engine's exact search wins
+});
+
+test("a position left before its scores were exact takes the exact score of the move that reached it", () => {
+  const model = createModel(state({ moves: "15", to_move: 0 }));
+  // The player's options at "1" were cut short; the engine's exact options before its move
+  // "5" say what "15" is worth: the score of 5 for the engine, negated for the side to move.
+  noteScores(model, { moves: "15", move_scores: { 9: { score: 0.1, exact: false, depth: 8 } }, solving: true, complete: false });
+  assert.equal(positionValue(model, "15")?.exact, false);
+  noteEngineMove(model, engineMove({ score: 2, exact: true, move_scores: { 5: { score: 2, exact: true }, 9: { score: -1, exact: true } } }));
+  assert.deepEqual(positionValue(model, "15"), { score: -2, exact: true, depth: null });
+  // The engine's exact search of "1" played 5: "15" is worth its score negated, options or not.
+  const bare = createModel(state({ moves: "15", to_move: 0 }));
+  noteEngineMove(bare, engineMove({ score: 3, exact: true }));
+  assert.deepEqual(positionValue(bare, "15"), { score: -3, exact: true, depth: null });
+  assert.equal(positionValue(bare, "19"), null); // a move it did not play
+  // An estimate of the move that reached a position says nothing exact about it.
+  noteScores(model, { moves: "159", move_scores: { 3: { score: 0.4, exact: false, depth: 5 } } });
+  assert.deepEqual(positionValue(model, "1593"), null);
+  noteScores(model, { moves: "15", move_scores: { 9: { score: 0, exact: true }, 3: { score: -2, exact: true } }, complete: true });
+  assert.deepEqual(positionValue(model, "159"), { score: 0, exact: true, depth: null }); // -0 reads as 0
 });
 
 test("depth rows of one search make one table, a new position starts another", () => {
