@@ -133,7 +133,8 @@ class SoakPlayer:
         kept = stored == self.game.moves if self.game.exact else stored.startswith(self.game.moves)
         if not kept:
             self.tally.add("lost")
-        self.game.moves, self.game.exact = stored, True
+        # While the engine is to move (a reply still on its way), its move may follow.
+        self.game.moves, self.game.exact = stored, state["to_move"] != state["engine_side"]
         if state["status"] != "playing":
             self.game = None  # over: the next action starts another
 
