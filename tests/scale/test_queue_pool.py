@@ -20,6 +20,7 @@ from webapp.workers.queue import (
     ANALYSIS,
     PLAY,
     cancel_key,
+    count_key,
     depths_key,
     engine_key,
     epoch_key,
@@ -264,6 +265,67 @@ def test_a_browsers_search_bound_holds_across_processes(redis_url: str) -> None:
     finally:
         for each in pools:
             each.close()
+
+
+def test_two_processes_racing_for_a_browsers_last_searches_take_exactly_the_bound(
+    redis_url: str,
+) -> None:
+    pools = [QueuePool(redis_url, owner_limit=3, game_limit=100) for _ in range(2)]
+    taken: list[int] = []
+    start = threading.Barrier(8)
+
+    def ask(n: int) -> None:
+        start.wait()
+        for k in range(5):
+            try:
+                pools[n % 2].submit(
+                    job(str(n * 5 + k), priority=Priority.ANALYSIS, owner="b", game_id="g")
+                )
+                taken.append(n)
+            except PoolBusy:
+                pass
+
+    threads = [threading.Thread(target=ask, args=(n,)) for n in range(8)]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+        assert len(taken) == 3  # never more than the bound, whoever raced
+    finally:
+        for each in pools:
+            each.close()
+
+
+def test_a_dead_processs_units_lapse_however_busy_the_browser_stays(
+    redis_url: str, client: redis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A web process that dies holds its searches' units only for their time: another
+    process taking and giving back the same browser's units does not keep them alive."""
+    monkeypatch.setattr(queue_pool_module, "COUNT_SECONDS", 2)
+    dead, alive = (QueuePool(redis_url, owner_limit=2) for _ in range(2))
+    try:
+        dead.submit(job("1", priority=Priority.ANALYSIS, owner="b", game_id="g1"))
+        mine = alive.submit(job("2", priority=Priority.ANALYSIS, owner="b", game_id="g2"))
+        assert not alive.has_room(Priority.ANALYSIS, owner="b")
+        n = 3
+
+        def busy_until_room() -> bool:
+            nonlocal mine, n
+            alive.cancel(mine)  # the browser's other searches come and go
+            mine = alive.submit(job(str(n), priority=Priority.ANALYSIS, owner="b", game_id="g"))
+            n += 1
+            return alive.has_room(Priority.ANALYSIS, owner="b")
+
+        wait_until(busy_until_room, timeout=15)
+        alive.cancel(mine)
+        alive.cancel(mine)  # given back twice: the count never goes below the truth
+        seconds, micros = client.time()
+        now = f"({seconds + micros / 1e6}"
+        assert client.zcount(count_key(ANALYSIS, "owner", "b"), now, "+inf") == 0
+    finally:
+        alive.close()
+        dead.close()
 
 
 def test_the_depths_a_host_kept_are_read_for_the_position_asked(

@@ -26,7 +26,11 @@ Beside the broker's own keys (``NAMESPACE:play`` ...), a few plain keys:
 * ``depths_key(game)``  the ``thinking`` rows of the game's engine search so far
                         (a host appends them), replayed to a page joining anywhere
 * ``count_key(...)``    searches not settled per owner and per game, every web
-                        process's together: the per-browser bounds of the cluster
+                        process's together: the per-browser bounds of the cluster. A
+                        sorted set of job uids scored by when each unit lapses
+                        (``TAKE_UNITS``, ``COUNT_UNITS``): given back one by one, and
+                        a unit whose web process died lapses alone, however busy the
+                        owner stays.
 """
 
 from __future__ import annotations
@@ -85,8 +89,36 @@ def depths_key(game_id: str) -> str:
 
 
 def count_key(queue: str, what: str, name: str) -> str:
-    """The counter of ``queue``'s searches not settled for one owner or game (``what``)."""
-    return f"{NAMESPACE}:count:{queue}:{what}:{name}"
+    """The units of ``queue``'s searches not settled for one owner or game (``what``)."""
+    return f"{NAMESPACE}:units:{queue}:{what}:{name}"
+
+
+#: Take a unit of each of KEYS (``count_key`` sets) for one job, all or none (ARGV: the
+#: job's uid, the seconds a unit lives, then one limit per key). Units past their time
+#: are dropped first. 0: taken; k > 0: refused, KEYS[k] is full.
+TAKE_UNITS = """
+local now = redis.call('TIME')
+now = tonumber(now[1]) + tonumber(now[2]) / 1e6
+local ttl = tonumber(ARGV[2])
+for i, key in ipairs(KEYS) do
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
+  if redis.call('ZCARD', key) >= tonumber(ARGV[2 + i]) then return i end
+end
+for _, key in ipairs(KEYS) do
+  redis.call('ZADD', key, now + ttl, ARGV[1])
+  redis.call('EXPIRE', key, math.ceil(ttl))
+end
+return 0
+"""
+
+#: The live units of each of KEYS (``count_key`` sets), in order.
+COUNT_UNITS = """
+local now = redis.call('TIME')
+now = tonumber(now[1]) + tonumber(now[2]) / 1e6
+local counts = {}
+for i, key in ipairs(KEYS) do counts[i] = redis.call('ZCOUNT', key, '(' .. now, '+inf') end
+return counts
+"""
 
 
 #: Claim a game position's engine search (KEYS[1] its ``engine_key``; ARGV: the new

@@ -57,12 +57,14 @@ from webapp.workers.jobs import (
 from webapp.workers.queue import (
     ANALYSIS,
     CLAIM,
+    COUNT_UNITS,
     HOST_SECONDS,
     HOSTS,
     KEY_SECONDS,
     MARK,
     NAMESPACE,
     PLAY,
+    TAKE_UNITS,
     cancel_key,
     count_key,
     depths_key,
@@ -96,8 +98,8 @@ NOT_QUEUED = "the search was not queued"
 PLACES_SECONDS = 1.0
 #: ...among the first this many messages of a queue (a place past them is not told).
 PLACES_SCANNED = 50
-#: Seconds a per-owner or per-game counter outlives its last change (a web process that
-#: died with searches under way holds its share of them for at most this long).
+#: Seconds a job's unit of its per-owner and per-game counters lives unless given back
+#: (a web process that died with searches under way holds their units this long at most).
 COUNT_SECONDS = 600
 
 
@@ -139,7 +141,7 @@ class QueuePool:
         self._by_uid: dict[str, int] = {}
         self._messages: dict[int, str] = {}  # job id -> its message's id in the broker
         self._gone: dict[int, float] = {}  # job id -> when its message was first seen gone
-        self._counted: dict[int, list[str]] = {}  # job id -> the counters it holds a unit of
+        self._counted: dict[int, list[tuple[str, str]]] = {}  # job id -> (counter, its unit)
         self._claimed: dict[int, str] = {}  # job id -> the claim it leads (engine searches)
         self._told: dict[int, int] = {}  # job id -> the place last told
         self._closed = False
@@ -174,7 +176,7 @@ class QueuePool:
             self._closed = True
             self._jobs.clear()
             self._by_uid.clear()
-            counted = [key for keys in self._counted.values() for key in keys]
+            counted = [unit for units in self._counted.values() for unit in units]
             self._counted.clear()
         with contextlib.suppress(redis.RedisError):
             self._uncount(counted)
@@ -210,7 +212,7 @@ class QueuePool:
                     return job.id
                 with self._lock:
                     self._claimed[job.id] = claim
-            self._count(job)
+            self._count(job, uid)
             epoch = self._bump_epoch(job) if job.priority == Priority.ENGINE else None
             sent = self.broker.enqueue(message_of(job_payload(job, uid, self.uid, epoch)))
             message = sent.options["redis_message_id"]
@@ -249,7 +251,7 @@ class QueuePool:
         if not bounds:
             return True
         try:
-            counts = self.redis.mget([key for key, _, _ in bounds])
+            counts = self.redis.eval(COUNT_UNITS, len(bounds), *[key for key, _, _ in bounds])
         except redis.RedisError:
             return False
         return all(int(n or 0) < limit for n, (_, limit, _) in zip(counts, bounds, strict=True))
@@ -347,38 +349,35 @@ class QueuePool:
             bounds.append((count_key(queue, "game", game_id), self.game_limit, why))
         return bounds
 
-    def _count(self, job: SearchJob) -> None:
-        """Take a unit of the job's counters; PoolBusy (and none taken) past a bound."""
+    def _count(self, job: SearchJob, uid: str) -> None:
+        """Take a unit (``uid``) of each of the job's counters; PoolBusy (and none taken)
+        past a bound. One script: two processes cannot both take a bound's last unit."""
         if job.priority == Priority.SCORES:
             return  # shed by the hosts, never refused
         bounds = self._bounds(job.priority, job.owner, job.game_id)
         if not bounds:
             return
-        with self.redis.pipeline() as pipe:
-            for key, _, _ in bounds:
-                pipe.incr(key)
-                pipe.expire(key, COUNT_SECONDS)
-            counts = pipe.execute()[::2]
         keys = [key for key, _, _ in bounds]
-        for taken, (_, limit, why) in zip(counts, bounds, strict=True):
-            if int(taken) > limit:
-                self._uncount(keys)
-                raise PoolBusy(why)
+        full = int(
+            self.redis.eval(
+                TAKE_UNITS, len(keys), *keys, uid, COUNT_SECONDS, *[n for _, n, _ in bounds]
+            )
+        )
+        if full:
+            raise PoolBusy(bounds[full - 1][2])
         with self._lock:
-            self._counted[job.id] = keys
+            self._counted[job.id] = [(key, uid) for key in keys]
 
-    def _uncount(self, keys: list[str]) -> None:
-        if not keys:
+    def _uncount(self, units: list[tuple[str, str]]) -> None:
+        """Give back units (each its own: another process's count is never touched)."""
+        if not units:
             return
         with self.redis.pipeline() as pipe:
-            for key in keys:
-                pipe.decr(key)
-            counts = pipe.execute()
-        empty = [key for key, count in zip(keys, counts, strict=True) if int(count) <= 0]
-        if empty:
-            self.redis.delete(*empty)
+            for key, uid in units:
+                pipe.zrem(key, uid)
+            pipe.execute()
 
-    def _forget(self, job_id: int) -> tuple[SearchJob, str, list[str], str] | None:
+    def _forget(self, job_id: int) -> tuple[SearchJob, str, list[tuple[str, str]], str] | None:
         """Drop a job from this pool's books: (job, uid, its counters, its claim)."""
         with self._lock:
             entry = self._jobs.pop(job_id, None)
@@ -393,7 +392,9 @@ class QueuePool:
             return entry[0], entry[1], counted, claim
 
     def _release(
-        self, forgotten: tuple[SearchJob, str, list[str], str] | None, unclaim: bool = False
+        self,
+        forgotten: tuple[SearchJob, str, list[tuple[str, str]], str] | None,
+        unclaim: bool = False,
     ) -> None:
         """Give back the counters of a forgotten job (Redis errors: they expire); ``unclaim``:
         it was never queued, so its claim goes and whoever followed it hears so (and asks
