@@ -85,7 +85,7 @@ SERVER_WORDS = (
 #: A position's moves the rules refused, as the services word them ("Bad starting position:
 #: move 7 of '1111111': move '1': column 1 is full"), the move's digit said once.
 ILLEGAL_AT = re.compile(
-    r"(?:Bad (?:starting )?position: )?move (\d+) of '(\d*)': (?:move '([^']*)':? ?)?(.*)$"
+    r"(?:Bad (?:starting )?position: )?move (\d+) of '([^']*)': (?:move '([^']*)':? ?)?(.*)$"
 )
 
 
@@ -185,6 +185,8 @@ def position_link() -> Any:
     except GameError as error:
         return error_page(f"This link cannot start a game: {error.message}", 400)
     fields = {key: request.args[key] for key in LINK_FIELDS if request.args.get(key)}
+    if position["moves"]:
+        fields["moves"] = position["moves"]  # as normalised: "4 4 5 3" and "ddec" are 4453
     fields["show_analysis"] = "true" if position["settings"]["show_analysis"] else "false"
     return render_template(
         "position.html", position=position, fields=fields, config=protocol.client_config()
@@ -216,9 +218,9 @@ def new() -> Any:
     try:
         owner = ensure_identity()
         admit("create")
-        record = service().create(
-            form.get("game"), link_settings(form), form.get("moves", ""), owner=owner
-        )
+        # typed forms ("4 4 5 3", "ddec") are normalised, and refused, as the link's GET does
+        moves = preview(form.get("game"), None, form.get("moves", ""))["moves"]
+        record = service().create(form.get("game"), link_settings(form), moves, owner=owner)
     except RateLimited as error:
         page, status = error_page(error.message, error.status)
         return page, status, {"Retry-After": str(error.retry_after)}
