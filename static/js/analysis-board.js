@@ -9,6 +9,7 @@ import { createGame } from "./api.js";
 import { boardView, createBoard } from "./board-view.js";
 import { readJSON } from "./config.js";
 import { describeScore, signed } from "./format.js";
+import { mountPositionInput } from "./position-input.js";
 import { gameInfo, replay } from "./rules.js";
 import * as T from "./variation-tree.js";
 
@@ -164,7 +165,18 @@ function renderTree() {
   appendLine(line, root);
   if (!root.children.length) line.textContent = "No moves yet: play one on the board.";
   host.append(line);
-  host.querySelector("[aria-current]")?.scrollIntoView({ block: "nearest" });
+  scrollWithin(host, host.querySelector("[aria-current]"));
+}
+
+/**
+ * Scroll `box` (and only it) so that `item` shows: scrollIntoView would scroll the
+ * page too, and on a phone the page opened 444 px down, at the move list.
+ */
+function scrollWithin(box, item) {
+  if (!item) return;
+  const top = item.getBoundingClientRect().top - box.getBoundingClientRect().top + box.scrollTop;
+  if (top < box.scrollTop) box.scrollTop = top;
+  else if (top + item.offsetHeight > box.scrollTop + box.clientHeight) box.scrollTop = top + item.offsetHeight - box.clientHeight;
 }
 
 /** The moves after `node`: its main continuation inline, the other children as variations. */
@@ -239,6 +251,7 @@ $("ab-end").addEventListener("click", () => go(T.lineEnd(current)));
 $("ab-promote").addEventListener("click", () => (T.promote(current), render()));
 $("ab-play").addEventListener("click", playEngine);
 $("ab-copy").addEventListener("click", copyLink);
+mountPositionInput({ game, currentMoves: () => T.pathOf(current), onMoves: (moves) => go(T.follow(root, moves)) });
 
 document.addEventListener("keydown", (event) => {
   if (event.ctrlKey || event.metaKey || event.altKey) return;
