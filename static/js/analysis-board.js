@@ -27,6 +27,7 @@ let current = T.follow(root, start.moves);
 const answers = new Map(); // moves -> the server's answer
 let asking = null; // {moves, controller, timer}
 let failure = null; // {moves, message} of the last failed ask
+let showLine = false; // the principal variation drawn on the board, on request
 
 const board = createBoard($("board"), game, play);
 
@@ -89,7 +90,13 @@ function render() {
   const position = replay(game, moves);
   const answer = answers.get(moves);
   // The side to move's options at this very position (the board view's `scores`).
-  board.set(boardView({ game, moves, interactive: true, review: false, scores: answer ? answer.move_scores : null }));
+  const line = answer && showLine && answer.pv ? { from: moves, pv: answer.pv } : null;
+  board.set(boardView({ game, moves, interactive: true, review: false, scores: answer ? answer.move_scores : null, best: answer ? answer.best_moves : null, line }));
+  $("ab-line").disabled = !answer || !answer.pv;
+  $("ab-line").setAttribute("aria-pressed", String(showLine));
+  $("ab-line").textContent = showLine ? "Hide the best line" : "Show the best line";
+  $("ab-line-text").textContent = answer && answer.pv ? `Best line: ${[...answer.pv].join(" ")}` : "";
+  $("ab-line-text").hidden = !(showLine && answer && answer.pv);
   const name = info.players[position.toMove];
   $("ab-turn").textContent = position.over
     ? position.winner !== null
@@ -249,6 +256,7 @@ $("ab-back").addEventListener("click", () => go(current.parent));
 $("ab-forward").addEventListener("click", () => go(current.children[0]));
 $("ab-end").addEventListener("click", () => go(T.lineEnd(current)));
 $("ab-promote").addEventListener("click", () => (T.promote(current), render()));
+$("ab-line").addEventListener("click", () => ((showLine = !showLine), render()));
 $("ab-play").addEventListener("click", playEngine);
 $("ab-copy").addEventListener("click", copyLink);
 mountPositionInput({ game, currentMoves: () => T.pathOf(current), onMoves: (moves) => go(T.follow(root, moves)) });
