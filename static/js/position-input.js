@@ -39,6 +39,13 @@ export function mountPositionInput({ game, currentMoves, onMoves }) {
   });
   field.addEventListener("input", () => showError("ab-sequence-error", ""));
 
+  $("ab-learn-form").addEventListener("submit", (/** @type {Event} */ event) => {
+    event.preventDefault();
+    const id = gameIdOf($("ab-learn").value);
+    if (!id) return showError("ab-learn-error", "That is not a game link: it looks like …/g/ and the game's id.");
+    window.location.assign(`/learn/${encodeURIComponent(id)}`);
+  });
+
   $("ab-edit").addEventListener("click", () => {
     const open = editor.hidden;
     editor.hidden = !open;
@@ -97,6 +104,15 @@ export function mountPositionInput({ game, currentMoves, onMoves }) {
       grid.append(button);
     });
   }
+}
+
+/**
+ * The game id in a game link ("https://host/g/ID", "/g/ID") or a bare id; null for none.
+ * @param {string} text
+ */
+export function gameIdOf(text) {
+  const found = text.trim().match(/(?:^|\/g\/)([A-Za-z0-9_-]{4,64})\/?(?:[?#].*)?$/);
+  return found ? found[1] : null;
 }
 
 /** Show `text` in the error line `id` (hidden when empty). */

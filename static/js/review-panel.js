@@ -126,6 +126,14 @@ export function renderSummary(ctx, onRetry) {
   }
   for (const entry of turns) moments.append(moment(ctx, entry, onRetry));
   box.append(result, countsTable(ctx, counts), title, moments);
+  const yours = turns.filter((entry) => entry.player === ctx.state.human_side).length;
+  if (yours && ctx.state.status !== "playing") {
+    const learn = document.createElement("a");
+    learn.className = "button button-primary learn-link";
+    learn.href = `/learn/${encodeURIComponent(ctx.state.id)}`;
+    learn.textContent = `Learn from your mistakes (${yours})`;
+    box.append(learn);
+  }
   if (preset) {
     const note = document.createElement("p");
     note.className = "field-hint review-preset-note";

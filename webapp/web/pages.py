@@ -160,14 +160,33 @@ def healthz() -> tuple[Response, int]:
 @bp.get("/g/<game_id>")
 def game(game_id: str) -> Any:
     offer_identity()
+    state = state_or_error(game_id)
+    if isinstance(state, tuple):
+        return state
+    return render_template(
+        "game.html", game_id=game_id, state=state, config=protocol.client_config()
+    )
+
+
+def state_or_error(game_id: str) -> dict[str, Any] | tuple[str, int]:
+    """The game's state for this browser, or the error page saying why there is none."""
     try:
-        state = service().state(game_id, token_for(game_id))
+        return service().state(game_id, token_for(game_id))
     except GameError as error:
         if error.code in (protocol.UNKNOWN_GAME, protocol.BAD_REQUEST):
             return error_page("There is no game at this link. It may have been mistyped.", 404)
         return error_page(error.message, error.status)  # damaged, or storage unavailable
+
+
+@bp.get("/learn/<game_id>")
+def learn(game_id: str) -> Any:
+    """Learn from your mistakes: the game's mistakes and blunders, one position at a time
+    (the page reads the review and the analyses from the API; nothing is created)."""
+    state = state_or_error(game_id)
+    if isinstance(state, tuple):
+        return state
     return render_template(
-        "game.html", game_id=game_id, state=state, config=protocol.client_config()
+        "learn.html", game_id=game_id, game=state["game"], config=protocol.client_config()
     )
 
 
