@@ -200,7 +200,11 @@ function moment(ctx, entry, onRetry) {
   show.className = "button button-small";
   show.textContent = "Show";
   show.setAttribute("aria-label", `Show the position after ${moveName(entry.ply, info.players)}`);
-  show.addEventListener("click", () => /** @type {HTMLButtonElement | null} */ (list.querySelector(`button[data-ply="${entry.ply}"]`))?.click());
+  show.addEventListener("click", () => {
+    /** @type {HTMLButtonElement | null} */ (list.querySelector(`button[data-ply="${entry.ply}"]`))?.click();
+    // the board it changes is above, off-screen on a phone: bring it in view
+    document.getElementById("board")?.scrollIntoView({ block: "nearest" });
+  });
   actions.append(show);
   if (state.seat !== "player" || entry.player === state.human_side) {
     const retry = document.createElement("button");

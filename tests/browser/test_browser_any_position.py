@@ -8,43 +8,21 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Locator, Page, expect
+from playwright.sync_api import Browser, Page, expect
 
-SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
+from tests.browser.sizes import SIZES, in_viewport, sized_context, watched_page
 
 
 @pytest.fixture(params=sorted(SIZES))
 def sized(request: pytest.FixtureRequest, browser: Browser, base_url: str) -> Iterator[Page]:
     """A page at one of the two sizes, failing the test on any script error."""
-    width, height = SIZES[request.param]
-    phone = request.param == "phone"
-    context = browser.new_context(
-        base_url=base_url,
-        viewport={"width": width, "height": height},
-        is_mobile=phone,
-        has_touch=phone,
-    )
+    context = sized_context(browser, base_url, request.param)
     errors: list[str] = []
-    page = context.new_page()
-    page.on("pageerror", lambda error: errors.append(str(error)))
+    page = watched_page(context, errors)
     page.size_name = request.param  # type: ignore[attr-defined]
     yield page
     context.close()
     assert not errors, errors
-
-
-def in_viewport(page: Page, locator: Locator) -> bool:
-    """True when the whole of ``locator`` lies within the visible part of the page
-    (to the pixel: a box scrolled to the bottom edge may end half a pixel past it)."""
-    box = locator.bounding_box()
-    size = page.viewport_size
-    assert box is not None and size is not None
-    return (
-        box["y"] >= -1
-        and box["y"] + box["height"] <= size["height"] + 1
-        and box["x"] >= -1
-        and box["x"] + box["width"] <= size["width"] + 1
-    )
 
 
 def test_the_analysis_board_opens_at_its_top(sized: Page) -> None:
@@ -59,12 +37,14 @@ def test_a_typed_sequence_goes_to_its_position_or_says_which_move_is_wrong(
     sized: Page, screenshots: Path
 ) -> None:
     sized.goto("/analysis?game=connect4")
+    expect(sized.locator("#ab-scores li")).to_have_count(7)  # drawn: the page is still now
     field = sized.locator("#ab-sequence")
     field.fill("d d e c")
     field.press("Enter")
     expect(sized).to_have_url(re.compile(r"moves=4453$"))
     expect(sized.locator("#ab-turn")).to_have_text("Red to move, after 4 moves.")
     expect(field).to_have_value("")
+    expect(sized.locator("#ab-scores li")).to_have_count(7)
 
     field.fill("1 1 1 1 1 1 1")
     sized.get_by_role("button", name="Show", exact=True).click()

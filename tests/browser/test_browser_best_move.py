@@ -10,7 +10,8 @@ from pathlib import Path
 from playwright.sync_api import Page, expect
 
 from tests.browser.game_page import GamePage
-from tests.browser.test_browser_any_position import in_viewport, sized  # noqa: F401 (fixture)
+from tests.browser.sizes import in_viewport
+from tests.browser.test_browser_any_position import sized  # noqa: F401 (fixture)
 
 
 def ringed_cells(page: Page) -> list[str]:
@@ -57,8 +58,11 @@ def test_the_review_rings_the_best_moves_of_the_position_shown(
     ui.wait_for_my_turn()
     expect(sized.locator(".best-ring")).to_have_count(0)  # live play shows no ring
     sized.keyboard.press("ArrowLeft")
-    sized.keyboard.press("ArrowLeft")  # the empty board: every first move draws
+    sized.keyboard.press("ArrowLeft")  # the empty board
     expect(sized.locator("#turn")).to_contain_text("Reviewing the start")
-    expect(sized.locator(".best-ring")).to_have_count(9)
+    # a ring on each cell its score names best (all nine once solved: every move draws)
+    expect(sized.locator(".best-ring").first).to_be_visible()
+    best = sized.locator('.board button[aria-label*="(best)"]')
+    expect(sized.locator(".board button:has(.best-ring)")).to_have_count(best.count())
     sized.keyboard.press("End")
     expect(sized.locator(".best-ring")).to_have_count(0)

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Locator, Page, expect
 
-from tests.browser.game_page import GamePage
-from tests.browser.test_browser_any_position import SIZES, in_viewport
+from tests.browser.game_page import ENGINE_TIMEOUT_MS, GamePage
+from tests.browser.sizes import SIZES, in_viewport, sized_context, watched_page
+from tests.browser.test_browser_learn import play_a_lost_game_as_o
 
 Opener = Callable[[], Page]
 
@@ -25,22 +26,12 @@ def size(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 def open_page(browser: Browser, base_url: str, size: str) -> Iterator[Opener]:
     """Pages in fresh contexts (each its own identity) at ``size``; no script error."""
-    width, height = SIZES[size]
     contexts: list[BrowserContext] = []
     errors: list[str] = []
 
     def opened() -> Page:
-        phone = size == "phone"
-        context = browser.new_context(
-            base_url=base_url,
-            viewport={"width": width, "height": height},
-            is_mobile=phone,
-            has_touch=phone,
-        )
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        return page
+        contexts.append(sized_context(browser, base_url, size))
+        return watched_page(contexts[-1], errors)
 
     yield opened
     for context in contexts:
@@ -106,3 +97,14 @@ def test_settings_saved_is_said_in_view_and_the_board_stays_beside_on_a_desktop(
         assert page.evaluate("window.scrollY") > 200
         assert_in_view(page, ui.board)
         assert_in_view(page, page.locator("#turn"))
+
+
+def test_the_reviews_show_brings_the_board_in_view(open_page: Opener, size: str) -> None:
+    ui = GamePage(open_page())
+    ui.open_new("game=tictactoe&level=perfect&engine_plays=first")
+    play_a_lost_game_as_o(ui)
+    show = ui.page.locator("#review-summary").get_by_role("button", name=re.compile(r"^Show "))
+    expect(show.first).to_be_visible(timeout=ENGINE_TIMEOUT_MS)
+    show.first.click()
+    expect(ui.page.locator("#turn")).to_contain_text("Reviewing")
+    assert_in_view(ui.page, ui.board)

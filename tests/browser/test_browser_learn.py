@@ -10,7 +10,8 @@ from pathlib import Path
 from playwright.sync_api import Page, expect
 
 from tests.browser.game_page import ENGINE_TIMEOUT_MS, GamePage
-from tests.browser.test_browser_any_position import in_viewport, sized  # noqa: F401 (fixture)
+from tests.browser.sizes import in_viewport
+from tests.browser.test_browser_any_position import sized  # noqa: F401 (fixture)
 from webapp.engine.search import search
 from webapp.games import new_game
 
