@@ -9,6 +9,7 @@ import { createGame } from "./api.js";
 import { boardView, createBoard } from "./board-view.js";
 import { readJSON } from "./config.js";
 import { describeScore, signed } from "./format.js";
+import { mountPositionInput } from "./position-input.js";
 import { gameInfo, replay } from "./rules.js";
 import * as T from "./variation-tree.js";
 
@@ -26,6 +27,7 @@ let current = T.follow(root, start.moves);
 const answers = new Map(); // moves -> the server's answer
 let asking = null; // {moves, controller, timer}
 let failure = null; // {moves, message} of the last failed ask
+let showLine = false; // the principal variation drawn on the board, on request
 
 const board = createBoard($("board"), game, play);
 
@@ -88,7 +90,13 @@ function render() {
   const position = replay(game, moves);
   const answer = answers.get(moves);
   // The side to move's options at this very position (the board view's `scores`).
-  board.set(boardView({ game, moves, interactive: true, review: false, scores: answer ? answer.move_scores : null }));
+  const line = answer && showLine && answer.pv ? { from: moves, pv: answer.pv } : null;
+  board.set(boardView({ game, moves, interactive: true, review: false, scores: answer ? answer.move_scores : null, best: answer ? answer.best_moves : null, line }));
+  $("ab-line").disabled = !answer || !answer.pv;
+  $("ab-line").setAttribute("aria-pressed", String(showLine));
+  $("ab-line").textContent = showLine ? "Hide the best line" : "Show the best line";
+  $("ab-line-text").textContent = answer && answer.pv ? `Best line: ${[...answer.pv].join(" ")}` : "";
+  $("ab-line-text").hidden = !(showLine && answer && answer.pv);
   const name = info.players[position.toMove];
   $("ab-turn").textContent = position.over
     ? position.winner !== null
@@ -164,7 +172,18 @@ function renderTree() {
   appendLine(line, root);
   if (!root.children.length) line.textContent = "No moves yet: play one on the board.";
   host.append(line);
-  host.querySelector("[aria-current]")?.scrollIntoView({ block: "nearest" });
+  scrollWithin(host, host.querySelector("[aria-current]"));
+}
+
+/**
+ * Scroll `box` (and only it) so that `item` shows: scrollIntoView would scroll the
+ * page too, and on a phone the page opened 444 px down, at the move list.
+ */
+function scrollWithin(box, item) {
+  if (!item) return;
+  const top = item.getBoundingClientRect().top - box.getBoundingClientRect().top + box.scrollTop;
+  if (top < box.scrollTop) box.scrollTop = top;
+  else if (top + item.offsetHeight > box.scrollTop + box.clientHeight) box.scrollTop = top + item.offsetHeight - box.clientHeight;
 }
 
 /** The moves after `node`: its main continuation inline, the other children as variations. */
@@ -237,8 +256,10 @@ $("ab-back").addEventListener("click", () => go(current.parent));
 $("ab-forward").addEventListener("click", () => go(current.children[0]));
 $("ab-end").addEventListener("click", () => go(T.lineEnd(current)));
 $("ab-promote").addEventListener("click", () => (T.promote(current), render()));
+$("ab-line").addEventListener("click", () => ((showLine = !showLine), render()));
 $("ab-play").addEventListener("click", playEngine);
 $("ab-copy").addEventListener("click", copyLink);
+mountPositionInput({ game, currentMoves: () => T.pathOf(current), onMoves: (moves) => go(T.follow(root, moves)) });
 
 document.addEventListener("keydown", (event) => {
   if (event.ctrlKey || event.metaKey || event.altKey) return;

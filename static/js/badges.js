@@ -1,6 +1,6 @@
 // Score badges shared by both boards: the words of a score in high-contrast
 // text ("win" / "in 3", "slightly" / "better · depth 8"), styled by kind,
-// with the best options outlined.
+// with the best options outlined; and the ring on the board where a best move lands.
 
 /** Draw `score` ({text, kind, best}) into `badge`, or empty it for null. */
 export function drawBadge(badge, score) {
@@ -24,4 +24,17 @@ export function drawBadge(badge, score) {
     badge.append(small);
   }
   badge.title = score.best ? `${score.text} (best)` : score.text;
+}
+
+/** A ring where a best move would land (the analysis board, the review). */
+export function drawBestRing(container, on) {
+  const ring = container.querySelector(".best-ring");
+  if (on && !ring) {
+    const mark = document.createElement("span");
+    mark.className = "best-ring";
+    mark.setAttribute("aria-hidden", "true");
+    container.append(mark);
+  } else if (!on) {
+    ring?.remove();
+  }
 }

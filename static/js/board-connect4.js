@@ -5,7 +5,7 @@
 //   focusMove(move)  focus a column button
 // The board keeps no game state: it draws what it is given and reports clicks.
 
-import { drawBadge } from "./badges.js";
+import { drawBadge, drawBestRing } from "./badges.js";
 import { columnHeight, landingCell } from "./rules.js";
 
 export function createConnect4Board(host, { onPlay, info }) {
@@ -70,6 +70,7 @@ export function createConnect4Board(host, { onPlay, info }) {
       slots[i].classList.toggle("is-landing", landing.has(i)); // the hover preview
       slots[i].classList.toggle("is-last", i === view.lastCell);
       slots[i].classList.toggle("is-win", Boolean(view.winLine && view.winLine.includes(i)));
+      drawBestRing(slots[i], (view.bestCells || []).includes(i));
     }
     drawGhosts(view.ghosts || []);
 

@@ -3,7 +3,7 @@
 // API (the same as the Connect Four board): createTicTacToeBoard(host,
 // {onPlay, info}) returns {set(view), focusMove(move), element}.
 
-import { drawBadge } from "./badges.js";
+import { drawBadge, drawBestRing } from "./badges.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const MARK_NAMES = ["X", "O"];
@@ -82,6 +82,7 @@ export function createTicTacToeBoard(host, { onPlay, info }) {
       button.classList.toggle("is-legal", legal);
       button.classList.toggle("is-last", i === view.lastCell);
       button.classList.toggle("is-win", Boolean(view.winLine && view.winLine.includes(i)));
+      drawBestRing(button, (view.bestCells || []).includes(i));
     });
     shown = view.moves;
   }

@@ -6,7 +6,7 @@
 import { createConnect4Board } from "./board-connect4.js";
 import { createTicTacToeBoard } from "./board-tictactoe.js";
 import { describeScore } from "./format.js";
-import { gameInfo, lineCells, replay } from "./rules.js";
+import { gameInfo, landingCell, lineCells, replay } from "./rules.js";
 
 /** The expected line drawn on the board stops here (the text shows all of it). */
 const MAX_GHOSTS = 12;
@@ -26,7 +26,8 @@ export function createBoard(host, game, onPlay) {
  * - scores: the side to move's options at this very position
  *   ({move: {score, exact, depth?}}, a `scores` event's), or null;
  * - solving: the server is still solving them (an estimate reads "solving…");
- * - line: {from, pv} an expected line to draw from position `from`, or null.
+ * - line: {from, pv} an expected line to draw from position `from`, or null;
+ * - best: the best moves to ring on the board (where each would land), or null.
  * @param {object} options
  * @param {import("./types.js").GameName} options.game
  * @param {string} options.moves
@@ -35,8 +36,9 @@ export function createBoard(host, game, onPlay) {
  * @param {import("./types.js").MoveScores | null} [options.scores]
  * @param {boolean} [options.solving]
  * @param {{from: string, pv: string} | null} [options.line]
+ * @param {string[] | null} [options.best]
  */
-export function boardView({ game, moves, interactive, review = false, scores = null, solving = false, line = null }) {
+export function boardView({ game, moves, interactive, review = false, scores = null, solving = false, line = null, best = null }) {
   const position = replay(game, moves);
   const view = {
     moves: position.moves,
@@ -50,7 +52,11 @@ export function boardView({ game, moves, interactive, review = false, scores = n
     review: Boolean(review),
     scores: /** @type {Record<string, any> | null} */ (null),
     ghosts: /** @type {any[]} */ ([]),
+    bestCells: /** @type {number[]} */ ([]),
   };
+  if (best && !position.over) {
+    view.bestCells = best.map((move) => landingCell(position.info, position.cells, move)).filter((cell) => cell !== null);
+  }
   if (scores && !position.over) view.scores = moveScores(position.info, position.moves, scores, solving);
   if (line && line.pv) {
     view.ghosts = lineCells(game, line.from, line.pv.slice(0, MAX_GHOSTS)).map((g) => ({
@@ -79,4 +85,16 @@ export function moveScores(info, from, values, solving = false) {
     scores[move] = { ...words, best: value.score === top };
   }
   return scores;
+}
+
+/**
+ * The moves whose score is the top one among `values` ({move: {score}}), or [] for none.
+ * @param {Record<string, {score: number}> | null | undefined} values
+ * @returns {string[]}
+ */
+export function topMoves(values) {
+  const entries = Object.entries(values || {});
+  if (!entries.length) return [];
+  const top = Math.max(...entries.map(([, v]) => v.score));
+  return entries.filter(([, v]) => v.score === top).map(([move]) => move);
 }

@@ -4,7 +4,7 @@
 
 import { createAnalysisPanel } from "./analysis.js";
 import { gameAction } from "./api.js";
-import { boardView, createBoard } from "./board-view.js";
+import { boardView, createBoard, topMoves } from "./board-view.js";
 import { readConfig, readJSON } from "./config.js";
 import { createEvalBar, evalWords } from "./eval-bar.js";
 import { createEvalGraph } from "./eval-graph.js";
@@ -314,6 +314,8 @@ function render() {
       scores: analysisOn ? M.scoresFor(model, shown) : null,
       solving: M.solvingAt(model, shown),
       line: analysisOn && match && lineOn ? { from: match.from, pv: match.result.pv } : null,
+      // Reviewing an earlier position: where the best moves were (a ring on the board).
+      best: reviewing && analysisOn ? topMoves(M.scoresFor(model, shown)) : null,
     }),
   );
   renderEvaluation(shown, analysisOn);

@@ -126,6 +126,14 @@ export function renderSummary(ctx, onRetry) {
   }
   for (const entry of turns) moments.append(moment(ctx, entry, onRetry));
   box.append(result, countsTable(ctx, counts), title, moments);
+  const yours = turns.filter((entry) => entry.player === ctx.state.human_side).length;
+  if (yours && ctx.state.status !== "playing") {
+    const learn = document.createElement("a");
+    learn.className = "button button-primary learn-link";
+    learn.href = `/learn/${encodeURIComponent(ctx.state.id)}`;
+    learn.textContent = `Learn from your mistakes (${yours})`;
+    box.append(learn);
+  }
   if (preset) {
     const note = document.createElement("p");
     note.className = "field-hint review-preset-note";
@@ -192,7 +200,11 @@ function moment(ctx, entry, onRetry) {
   show.className = "button button-small";
   show.textContent = "Show";
   show.setAttribute("aria-label", `Show the position after ${moveName(entry.ply, info.players)}`);
-  show.addEventListener("click", () => /** @type {HTMLButtonElement | null} */ (list.querySelector(`button[data-ply="${entry.ply}"]`))?.click());
+  show.addEventListener("click", () => {
+    /** @type {HTMLButtonElement | null} */ (list.querySelector(`button[data-ply="${entry.ply}"]`))?.click();
+    // the board it changes is above, off-screen on a phone: bring it in view
+    document.getElementById("board")?.scrollIntoView({ block: "nearest" });
+  });
   actions.append(show);
   if (state.seat !== "player" || entry.player === state.human_side) {
     const retry = document.createElement("button");

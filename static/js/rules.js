@@ -184,3 +184,21 @@ export function columnHeight(info, cells, column) {
   }
   return count;
 }
+
+/**
+ * A drawn board as GET /api/position takes it: "x", "o" or "." per cell, rows from the top.
+ * @param {Cells} cells
+ * @returns {string}
+ */
+export function boardText(cells) {
+  return cells.map((who) => (who === 0 ? "x" : who === 1 ? "o" : ".")).join("");
+}
+
+/**
+ * What a click in the position editor turns a cell into: empty, first player, second, empty.
+ * @param {number | null} who
+ * @returns {number | null}
+ */
+export function nextMark(who) {
+  return who === null ? 0 : who === 0 ? 1 : null;
+}

@@ -2,7 +2,7 @@
 import "./page-config.js";
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { columnHeight, gameInfo, landingCell, lineCells, replay } from "../../static/js/rules.js";
+import { boardText, columnHeight, gameInfo, landingCell, lineCells, nextMark, replay } from "../../static/js/rules.js";
 
 test("gameInfo carries the server's score convention and the board's size", () => {
   const c4 = gameInfo("connect4");
@@ -70,4 +70,15 @@ test("columnHeight counts a column's stones", () => {
   assert.equal(columnHeight(position.info, position.cells, 3), 3);
   assert.equal(columnHeight(position.info, position.cells, 4), 1);
   assert.equal(columnHeight(position.info, position.cells, 0), 0);
+});
+
+test("a drawn board is written x, o and . per cell, rows from the top", () => {
+  assert.equal(boardText(replay("tictactoe", "57").cells), "....x.o..");
+  assert.equal(boardText(replay("connect4", "45").cells), `${".".repeat(35)}...xo..`);
+});
+
+test("a click in the position editor cycles empty, first player, second player", () => {
+  assert.equal(nextMark(null), 0);
+  assert.equal(nextMark(0), 1);
+  assert.equal(nextMark(1), null);
 });

@@ -263,3 +263,14 @@ def test_an_unfinished_review_says_what_is_missing(held: MakeHeld) -> None:
     wait_until(complete)
     review = client.get(f"/api/games/{game_id}/review").get_json()
     assert [e["class"] for e in review] == ["best", "best"]
+
+
+def test_an_answer_carries_the_best_line_from_a_best_move(open_app: Flask) -> None:
+    """``pv``: the line the board draws on request, starting with one of ``best_moves``."""
+    client = open_app.test_client()
+    answer = analysis(client, "tictactoe", "1")
+    assert answer["best_moves"] == ["5"]
+    assert answer["pv"].startswith("5")
+    new_game("tictactoe", "1" + answer["pv"])  # a legal line from the position
+    over = client.get("/api/analysis?game=tictactoe&moves=14253").get_json()
+    assert over["pv"] == "" and over["best_moves"] == []

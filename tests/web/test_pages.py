@@ -203,3 +203,17 @@ def test_user_text_is_escaped_not_injected(client: FlaskClient) -> None:
     assert response.status_code == 400
     assert "<script>alert(1)" not in page
     assert "&lt;script&gt;" in page
+
+
+def test_the_learn_page_is_a_games_and_creates_nothing(client: FlaskClient, app: Flask) -> None:
+    created = client.post("/new", data={"game": "tictactoe", "moves": "1", "level": "easy"})
+    game_id = game_id_of(created.headers["Location"])
+    page = client.get(f"/learn/{game_id}")
+    assert page.status_code == 200
+    text = page.get_data(as_text=True)
+    assert title_of(text) == "Learn from your mistakes · Tic-tac-toe · Lookahead"
+    assert f'href="/g/{game_id}"' in text
+    assert games_stored(app) == 1
+    missing = client.get("/learn/nosuchgame")
+    assert missing.status_code == 404
+    assert "There is no game at this link" in missing.get_data(as_text=True)

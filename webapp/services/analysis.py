@@ -413,6 +413,7 @@ def answer_of(key: Key, result: dict[str, Any]) -> dict[str, Any]:
         "score": score,
         "exact": exact,
         "best_moves": sorted(best),
+        "pv": str(result.get("pv") or ""),  # the line expected from here, best move first
         "move_scores": scores,
         "depth": result.get("depth"),
         "book": bool((result.get("extra") or {}).get("book")),
@@ -431,6 +432,7 @@ def terminal_answer(game: str, moves: str, position: Game) -> dict[str, Any]:
         "score": position.terminal_score(),
         "exact": True,
         "best_moves": [],
+        "pv": "",
         "move_scores": {},
         "depth": 0,
         "book": False,

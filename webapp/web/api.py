@@ -15,7 +15,7 @@ from flask import Blueprint, Flask, Response, current_app, jsonify, request
 from webapp import protocol
 from webapp.services import GameError, GameService
 from webapp.services.analysis import Analyses, Asker, OverShare
-from webapp.services.positions import preview
+from webapp.services.positions import preview, typed_moves
 from webapp.services.review import Reviews
 from webapp.services.seats import token_hash
 from webapp.store import GameRecord
@@ -195,6 +195,16 @@ def analysis() -> Response:
     complete = answer is not None and answer["complete"]
     response.headers["Cache-Control"] = "max-age=86400" if complete else "no-store"
     return response
+
+
+@bp.get("/position")
+def position_of() -> Response:
+    """``?game=G&moves=4 4 5 3`` (typed) or ``?game=G&board=...&to_move=0`` (drawn) ->
+    ``{game, moves}``: the move string the links take; 400 with the reason (nothing
+    searched, nothing stored)."""
+    args = request.args
+    moves = typed_moves(args.get("game"), args.get("moves"), args.get("board"), args.get("to_move"))
+    return jsonify({"game": args.get("game"), "moves": moves})
 
 
 @bp.get("/games/<game_id>/review")

@@ -85,7 +85,7 @@ SERVER_WORDS = (
 #: A position's moves the rules refused, as the services word them ("Bad starting position:
 #: move 7 of '1111111': move '1': column 1 is full"), the move's digit said once.
 ILLEGAL_AT = re.compile(
-    r"(?:Bad (?:starting )?position: )?move (\d+) of '(\d*)': (?:move '([^']*)':? ?)?(.*)$"
+    r"(?:Bad (?:starting )?position: )?move (\d+) of '([^']*)': (?:move '([^']*)':? ?)?(.*)$"
 )
 
 
@@ -160,14 +160,33 @@ def healthz() -> tuple[Response, int]:
 @bp.get("/g/<game_id>")
 def game(game_id: str) -> Any:
     offer_identity()
+    state = state_or_error(game_id)
+    if isinstance(state, tuple):
+        return state
+    return render_template(
+        "game.html", game_id=game_id, state=state, config=protocol.client_config()
+    )
+
+
+def state_or_error(game_id: str) -> dict[str, Any] | tuple[str, int]:
+    """The game's state for this browser, or the error page saying why there is none."""
     try:
-        state = service().state(game_id, token_for(game_id))
+        return service().state(game_id, token_for(game_id))
     except GameError as error:
         if error.code in (protocol.UNKNOWN_GAME, protocol.BAD_REQUEST):
             return error_page("There is no game at this link. It may have been mistyped.", 404)
         return error_page(error.message, error.status)  # damaged, or storage unavailable
+
+
+@bp.get("/learn/<game_id>")
+def learn(game_id: str) -> Any:
+    """Learn from your mistakes: the game's mistakes and blunders, one position at a time
+    (the page reads the review and the analyses from the API; nothing is created)."""
+    state = state_or_error(game_id)
+    if isinstance(state, tuple):
+        return state
     return render_template(
-        "game.html", game_id=game_id, state=state, config=protocol.client_config()
+        "learn.html", game_id=game_id, game=state["game"], config=protocol.client_config()
     )
 
 
@@ -185,6 +204,8 @@ def position_link() -> Any:
     except GameError as error:
         return error_page(f"This link cannot start a game: {error.message}", 400)
     fields = {key: request.args[key] for key in LINK_FIELDS if request.args.get(key)}
+    if position["moves"]:
+        fields["moves"] = position["moves"]  # as normalised: "4 4 5 3" and "ddec" are 4453
     fields["show_analysis"] = "true" if position["settings"]["show_analysis"] else "false"
     return render_template(
         "position.html", position=position, fields=fields, config=protocol.client_config()
@@ -216,9 +237,9 @@ def new() -> Any:
     try:
         owner = ensure_identity()
         admit("create")
-        record = service().create(
-            form.get("game"), link_settings(form), form.get("moves", ""), owner=owner
-        )
+        # typed forms ("4 4 5 3", "ddec") are normalised, and refused, as the link's GET does
+        moves = preview(form.get("game"), None, form.get("moves", ""))["moves"]
+        record = service().create(form.get("game"), link_settings(form), moves, owner=owner)
     except RateLimited as error:
         page, status = error_page(error.message, error.status)
         return page, status, {"Retry-After": str(error.retry_after)}

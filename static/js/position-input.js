@@ -1,0 +1,125 @@
+// Any position on the analysis board: a typed or pasted move sequence ("4453",
+// "4 4 5 3", "ddec") and a position editor (click cells, choose the side to
+// move). The server is the referee: GET /api/position normalises a sequence, or
+// finds a move order that reaches a drawn board, or says in one sentence why
+// not; the page shows that sentence beside the field and goes to the moves.
+
+import { send } from "./api.js";
+import { boardText, nextMark, replay } from "./rules.js";
+
+/**
+ * Mount the panel. `currentMoves()` is the board's position (the editor starts
+ * from it), `onMoves(moves)` shows a position the server accepted.
+ * @param {{game: string, currentMoves: () => string, onMoves: (moves: string) => void}} options
+ */
+export function mountPositionInput({ game, currentMoves, onMoves }) {
+  const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementById(id));
+  const form = $("ab-sequence-form");
+  const field = $("ab-sequence");
+  const editor = $("ab-editor");
+  const grid = $("ab-editor-grid");
+  /** @type {(number | null)[]} */
+  let cells = [];
+
+  async function ask(query, errorId) {
+    showError(errorId, "");
+    try {
+      const { data } = await send("GET", `/api/position?${new URLSearchParams({ game, ...query })}`);
+      onMoves(data.moves);
+      return true;
+    } catch (error) {
+      showError(errorId, error.message);
+      return false;
+    }
+  }
+
+  form.addEventListener("submit", async (/** @type {Event} */ event) => {
+    event.preventDefault();
+    if (await ask({ moves: field.value }, "ab-sequence-error")) field.value = "";
+  });
+  field.addEventListener("input", () => showError("ab-sequence-error", ""));
+
+  $("ab-learn-form").addEventListener("submit", (/** @type {Event} */ event) => {
+    event.preventDefault();
+    const id = gameIdOf($("ab-learn").value);
+    if (!id) return showError("ab-learn-error", "That is not a game link: it looks like …/g/ and the game's id.");
+    window.location.assign(`/learn/${encodeURIComponent(id)}`);
+  });
+
+  $("ab-edit").addEventListener("click", () => {
+    const open = editor.hidden;
+    editor.hidden = !open;
+    $("ab-edit").setAttribute("aria-expanded", String(open));
+    if (open) {
+      const position = replay(game, currentMoves());
+      cells = position.cells.slice();
+      setSide(position.toMove);
+      drawGrid(position.info.columns);
+    }
+  });
+  $("ab-editor-clear").addEventListener("click", () => {
+    cells = cells.map(() => null);
+    setSide(0);
+    drawGrid(replay(game, "").info.columns);
+  });
+  $("ab-editor-go").addEventListener("click", async () => {
+    const side = document.querySelector('input[name="ab-to-move"]:checked');
+    const toMove = side ? /** @type {HTMLInputElement} */ (side).value : "0";
+    if (await ask({ board: boardText(cells), to_move: toMove }, "ab-editor-error")) {
+      editor.hidden = true;
+      $("ab-edit").setAttribute("aria-expanded", "false");
+    }
+  });
+
+  function setSide(/** @type {number} */ side) {
+    for (const input of document.querySelectorAll('input[name="ab-to-move"]')) {
+      /** @type {HTMLInputElement} */ (input).checked = Number(/** @type {HTMLInputElement} */ (input).value) === side;
+    }
+  }
+
+  function drawGrid(/** @type {number} */ columns) {
+    grid.style.setProperty("--columns", String(columns));
+    grid.replaceChildren();
+    const players = game === "connect4" ? ["Red", "Yellow"] : ["X", "O"];
+    cells.forEach((_, index) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "ab-editor-cell";
+      const row = Math.floor(index / columns) + 1;
+      const column = (index % columns) + 1;
+      const paint = () => {
+        const mark = cells[index];
+        if (mark === null) delete button.dataset.mark;
+        else button.dataset.mark = String(mark);
+        button.textContent = game === "tictactoe" && mark !== null ? players[mark] : "";
+        const what = mark === null ? "empty" : players[mark];
+        button.setAttribute("aria-label", `Row ${row}, column ${column}: ${what}`);
+      };
+      button.addEventListener("click", () => {
+        cells[index] = nextMark(cells[index]);
+        showError("ab-editor-error", "");
+        paint();
+      });
+      paint();
+      grid.append(button);
+    });
+  }
+}
+
+/**
+ * The game id in a game link ("https://host/g/ID", "/g/ID") or a bare id; null for none.
+ * @param {string} text
+ */
+export function gameIdOf(text) {
+  const found = text.trim().match(/(?:^|\/g\/)([A-Za-z0-9_-]{4,64})\/?(?:[?#].*)?$/);
+  return found ? found[1] : null;
+}
+
+/** Show `text` in the error line `id` (hidden when empty). */
+function showError(/** @type {string} */ id, /** @type {string} */ text) {
+  const line = /** @type {HTMLElement} */ (document.getElementById(id));
+  line.textContent = text;
+  line.hidden = !text;
+  // the field may sit at the screen's bottom edge (a phone): bring its answer in view
+  if (text) line.scrollIntoView({ block: "nearest" });
+}
