@@ -14,7 +14,7 @@ from webapp.games import GAMES
 
 # -- Socket.IO events, client to server --------------------------------------
 JOIN = "join"  # {game_id}
-MOVE = "move"  # {game_id, move}
+MOVE = "move"  # {game_id, move, ply?}: ply, the moves seen (a friend game refuses a stale one)
 UNDO = "undo"  # {game_id}
 SETTINGS = "settings"  # {game_id, settings: {...partial settings}}
 NEW_GAME = "new_game"  # {game_id}: a fresh game with the same settings

@@ -215,20 +215,27 @@ class Friends:
             friend["guest_hash"] = token_hash(token)
             try:
                 self._save(record, out)
-            except GameError as err:
-                if err.code == protocol.CONFLICT:  # another process seated someone first
-                    raise GameError(
-                        protocol.SEAT_TAKEN, "Someone took that seat: you can watch."
-                    ) from None
-                raise
+            except VersionConflict:  # another server seated someone first
+                raise GameError(
+                    protocol.SEAT_TAKEN, "Someone took that seat: you can watch."
+                ) from None
             self._mark_gone(record.id, 1 - friend["creator_side"])
             return record
 
     # -- playing -------------------------------------------------------------------------
-    def move(self, game_id: object, move: object, token: str | None) -> GameRecord:
-        """The move of the seat to move; the other seat's time starts running."""
+    def move(
+        self, game_id: object, move: object, token: str | None, ply: object = None
+    ) -> GameRecord:
+        """The move of the seat to move; the other seat's time starts running.
+
+        ``ply``: how many moves the sender saw played (optional). A move sent after
+        seeing an older position is refused, so of two moves sent at the same instant
+        (both seats, or one player's two tabs) exactly one is applied.
+        """
         if not isinstance(move, str) or len(move) != 1:
             raise GameError(protocol.BAD_REQUEST, 'move must be one character, like "4".')
+        if ply is not None and (isinstance(ply, bool) or not isinstance(ply, int)):
+            raise GameError(protocol.BAD_REQUEST, "ply must be the number of moves seen.")
         with self._playing(game_id, token) as (record, side, out):
             friend = record.friend
             assert friend is not None
@@ -236,6 +243,8 @@ class Friends:
                 raise GameError(protocol.NOT_YOUR_TURN, "Your friend has not taken the seat yet.")
             if len(record.moves) % 2 != side:
                 raise GameError(protocol.NOT_YOUR_TURN, "It is your friend's turn.")
+            if ply is not None and ply != len(record.moves):
+                raise GameError(protocol.NOT_YOUR_TURN, "A move was made meanwhile: look again.")
             position = new_game(record.game, record.moves)
             try:
                 position.play(position.parse_move(move))

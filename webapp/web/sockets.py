@@ -96,7 +96,8 @@ def on_join(payload: Payload) -> Payload:
 def on_move(payload: Payload) -> Payload:
     game_id = payload["game_id"]
     if friend_games.friend_game(game_id) is not None:
-        friend_games.friends().move(game_id, payload.get("move"), identity())
+        friends = friend_games.friends()
+        friends.move(game_id, payload.get("move"), identity(), payload.get("ply"))
         return {"ok": True}
     service().move(game_id, payload.get("move"), seat_token(game_id))
     return {"ok": True}
