@@ -31,7 +31,8 @@ from webapp.services import GameError
 from webapp.services.positions import preview
 from webapp.web.admission import RateLimited, admit
 from webapp.web.api import service
-from webapp.web.identity import ensure_identity, offer_identity, token_for
+from webapp.web.friend_games import friend_game, friends
+from webapp.web.identity import ensure_identity, identity, offer_identity, token_for
 from webapp.workers import timers
 from webapp.workers.supervise import Supervisor
 
@@ -161,7 +162,11 @@ def healthz() -> tuple[Response, int]:
 def game(game_id: str) -> Any:
     offer_identity()
     try:
-        state = service().state(game_id, token_for(game_id))
+        record = friend_game(game_id)
+        if record is not None:  # a game between two people: the viewer's seat in it
+            state = friends().state(record, identity())
+        else:
+            state = service().state(game_id, token_for(game_id))
     except GameError as error:
         if error.code in (protocol.UNKNOWN_GAME, protocol.BAD_REQUEST):
             return error_page("There is no game at this link. It may have been mistyped.", 404)
