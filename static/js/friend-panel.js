@@ -102,6 +102,8 @@ export function createFriendPanel(root, { gameId, act, say, names }) {
     const canClaim = away !== null && (away >= f.abandon_ms || !f.seated);
     $("claim").hidden = !canClaim;
     $("claim-win").hidden = !f.seated || state.moves.length < 2;
+    $("claim-text").textContent = f.seated ? "Your friend has been gone for a while." : "Nobody has taken the seat yet. You may call the game off.";
+    $("claim-abort").textContent = f.seated ? "Abort the game" : "Call it off";
   }
 
   function tick() {
