@@ -286,3 +286,36 @@ def test_a_rematch_both_accept_swaps_the_colours_and_keeps_the_seats(table: Tabl
     assert (creator["friend"]["your_side"], guest["friend"]["your_side"]) == (1, 0)
     assert creator["moves"] == "" and creator["status"] == "playing"
     assert creator["friend"]["seated"] and "invite_url" not in creator["friend"]
+
+
+# -- connections and the clock, as pages see them --------------------------------------------
+
+
+def test_the_other_side_sees_a_player_leave_and_come_back(table: Table, connect: Connect) -> None:
+    table.creator.clear()
+    table.guest.client.disconnect()
+    gone = table.creator.wait_for(protocol.STATE, lambda s: s["friend"]["gone_ms"][1] is not None)
+    assert gone["friend"]["gone_ms"][0] is None and gone["friend"]["your_side"] == 0
+    table.creator.clear()
+    back = connect(table.guest_http)
+    assert back.emit(protocol.JOIN, {"game_id": table.id})["seat"] == "player"  # the same seat
+    table.creator.wait_for(protocol.STATE, lambda s: s["friend"]["gone_ms"] == [None, None])
+
+
+def test_a_page_joining_after_the_flag_fell_finds_the_game_over(
+    app: Flask, connect: Connect
+) -> None:
+    friends = app.extensions["lookahead_friends"]
+    friends.timers = False  # no timer: the flag is found when a page comes
+    now = [friends.now_ms()]
+    friends.now_ms = lambda: now[0]
+    table = Table(app, connect, clock={"initial": 5, "increment": 0})
+    table.send(table.creator, protocol.MOVE, move="4")
+    now[0] += 4_000
+    late = connect(app.test_client())
+    clock = late.emit(protocol.JOIN, {"game_id": table.id})["friend"]["clock"]
+    assert clock["remaining_ms"] == [5_000, 1_000] and clock["running"] == 1
+    now[0] += 1_000
+    final = connect(app.test_client()).emit(protocol.JOIN, {"game_id": table.id})
+    assert (final["status"], final["winner"], final["friend"]["end"]) == ("won", 0, "flag")
+    table.guest.wait_for(protocol.STATE, lambda s: s["status"] == "won")

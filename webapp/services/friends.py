@@ -333,14 +333,24 @@ class Friends:
                 self._flag(record, out)
 
     # -- connections (abandonment) ---------------------------------------------------------
-    def connected(self, sid: str, record: GameRecord, token: str | None) -> None:
-        """A socket ``sid`` joined the game: if it is a player's, that player is here."""
+    def connected(self, sid: str, record: GameRecord, token: str | None) -> bool:
+        """A socket ``sid`` joined the game: if it is a player's, that player is here.
+
+        True when that player was gone (the other side should be told).
+        """
         side = self.side_of(record, token)
         if side is None:
-            return
+            return False
         with self._guard:
             self._sockets.setdefault(sid, set()).add((record.id, side))
-            self._gone.pop((record.id, side), None)
+            return self._gone.pop((record.id, side), None) is not None
+
+    def announce(self, game_id: str) -> None:
+        """Send every viewer of the game its state (a player came back)."""
+        with self._game(game_id) as out:
+            record = self.store.get(game_id)
+            if record is not None and record.friend is not None:
+                self._publish(record, out)
 
     def disconnected(self, sid: str) -> None:
         """The socket ``sid`` left: a player with no socket left is gone from now on
@@ -353,10 +363,7 @@ class Friends:
                 self._gone[seat] = self.now_ms()
         for game_id in {game_id for game_id, _ in left}:
             try:
-                with self._game(game_id) as out:
-                    record = self.store.get(game_id)
-                    if record is not None:
-                        self._publish(record, out)
+                self.announce(game_id)
             except GameError as err:  # the store is down: the next state tells
                 log.warning("cannot tell %s a player left: %s", game_id, err.message)
 

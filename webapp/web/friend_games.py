@@ -71,8 +71,10 @@ def join(record: GameRecord, sid: str) -> dict[str, Any]:
     token = identity()
     side = friends().side_of(record, token)
     join_room(room(record.id, side))
+    friends().check_flag(record.id)  # a flag that fell while no timer of this process ran
     current = service().get(record.id)  # in the room before reading: no change falls between
-    friends().connected(sid, current, token)
+    if friends().connected(sid, current, token):
+        friends().announce(record.id)  # the other side sees this player back
     state = friends().state(current, token)
     emit(protocol.STATE, state)
     return state
