@@ -58,8 +58,11 @@ def invite_link(page: Page) -> str:
     return link
 
 
-def take_the_seat(page: Page, link: str) -> None:
+def take_the_seat(page: Page, link: str, screenshot: Path | None = None) -> None:
     page.goto(link)
+    if screenshot is not None:
+        expect(page.get_by_role("button", name="Take the seat")).to_be_visible()
+        page.screenshot(path=str(screenshot))
     page.get_by_role("button", name="Take the seat").click()
     page.wait_for_url(re.compile(r"/g/[^/?]+$"))
     expect(page.locator("#turn")).to_contain_text("to move")
@@ -95,6 +98,7 @@ def test_two_friends_play_a_whole_game_review_it_and_rematch(
             friend_page.screenshot(path=str(screenshots / "friend-playing-1280.png"))
     expect(page.locator("#turn")).to_contain_text("You won")
     expect(friend_page.locator("#turn")).to_contain_text("Your friend won")
+    page.screenshot(path=str(screenshots / "friend-over-1280.png"))
     expect(spectator_page.locator("#turn")).to_contain_text("Red won")
 
     # After the game: the exact review, for everyone.
@@ -116,6 +120,18 @@ def test_two_friends_play_a_whole_game_review_it_and_rematch(
     expect(page.locator("#turn")).to_contain_text("Your friend (Red) to move")
     friend.click("4")  # the friend moves first now
     creator.wait_for_moves(1)
+
+    # And back: the friend resigns, the creator asks this time, the friend accepts.
+    creator.wait_for_my_turn()
+    friend_page.once("dialog", lambda dialog: dialog.accept())  # "Resign this game?"
+    friend_page.get_by_role("button", name="Resign").click()
+    expect(page.locator("#turn")).to_contain_text("You won by resignation")
+    second_url = page.url
+    page.get_by_role("button", name="Rematch, swap colours").click()
+    friend_page.locator(".friend-offer").get_by_role("button", name="Accept").click()
+    for viewer in (page, friend_page):
+        viewer.wait_for_url(lambda url: url != second_url and url != old_url and "/g/" in url)
+    expect(page.locator("#turn")).to_contain_text("Your move (Red)")  # the creator starts again
     assert not errors, errors
 
 
@@ -131,7 +147,7 @@ def test_a_five_second_clock_runs_out(
     assert created.status == 201, created.text()
     page.goto(created.json()["url"])
     link = invite_link(page)
-    take_the_seat(phone_page, link)
+    take_the_seat(phone_page, link, screenshots / "friend-take-seat-390.png")
     expect(page.locator(".clock-p0 .clock-time")).to_have_text("0:05.0")
     GamePage(page).click("4")  # the friend's time runs now
     GamePage(phone_page).wait_for_moves(1)
