@@ -32,6 +32,7 @@ import random
 import secrets
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -83,6 +84,7 @@ class Friends:
         self._guard = threading.Lock()
         self._flag_timers: dict[str, threading.Timer] = {}
         self._sockets: dict[str, set[tuple[str, int]]] = {}  # sid -> (game, side) it sits at
+        self._here: Counter[tuple[str, int]] = Counter()  # (game, side) -> its sockets
         self._gone: dict[tuple[str, int], int] = {}  # (game, side) -> since when (ms)
 
     @contextmanager
@@ -342,7 +344,10 @@ class Friends:
         if side is None:
             return False
         with self._guard:
-            self._sockets.setdefault(sid, set()).add((record.id, side))
+            seats = self._sockets.setdefault(sid, set())
+            if (record.id, side) not in seats:
+                seats.add((record.id, side))
+                self._here[(record.id, side)] += 1
             return self._gone.pop((record.id, side), None) is not None
 
     def announce(self, game_id: str) -> None:
@@ -356,9 +361,12 @@ class Friends:
         """The socket ``sid`` left: a player with no socket left is gone from now on
         (the other side is told, with the game's state)."""
         with self._guard:
-            seats = self._sockets.pop(sid, set())
-            still = {seat for others in self._sockets.values() for seat in others}
-            left = [seat for seat in seats if seat not in still]
+            left = []
+            for seat in self._sockets.pop(sid, set()):
+                self._here[seat] -= 1
+                if self._here[seat] <= 0:
+                    del self._here[seat]
+                    left.append(seat)
             for seat in left:
                 self._gone[seat] = self.now_ms()
         for game_id in {game_id for game_id, _ in left}:
@@ -543,14 +551,13 @@ class Friends:
     def _mark_gone(self, game_id: str, side: int) -> None:
         """No socket of ``side`` yet: it counts as gone from now (until it joins)."""
         with self._guard:
-            here = any((game_id, side) in seats for seats in self._sockets.values())
-            if not here:
+            if (game_id, side) not in self._here:
                 self._gone.setdefault((game_id, side), self.now_ms())
 
     def _gone_ms(self, game_id: str, side: int, at: int) -> int | None:
         """How long ``side`` has had no socket in the game (None: it has one)."""
         with self._guard:
-            if any((game_id, side) in seats for seats in self._sockets.values()):
+            if (game_id, side) in self._here:
                 return None
             since = self._gone.setdefault((game_id, side), at)  # unknown here: from now
         return max(0, at - since)
