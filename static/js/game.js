@@ -57,8 +57,10 @@ M.noteScores(model, model.state.scores);
 
 // The graph's positions played before this page was here come from the game's review.
 const graphFill = createGraphFill(gameId, (values) => update(() => M.noteReviewValues(model, values)));
-/** Fair play: in a game between two people, no analysis for anyone while it is played. */
-const fairPlay = () => M.isFriendGame(model) && model.state.status === "playing";
+/** Fair play: in a game between two people, no analysis while it is played, but for the
+ * spectators when its creator allowed it (the server refuses the rest anyway). */
+const fairPlay = () =>
+  M.isFriendGame(model) && model.state.status === "playing" && (M.isPlayer(model) || !model.state.friend?.spectator_analysis);
 const fillGraph = () => model.state.settings.show_analysis && !fairPlay() && graphFill.fill(model.state.moves);
 let joining = false; // the next state is a join's answer: moves this page may not have seen
 fillGraph();

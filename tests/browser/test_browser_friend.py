@@ -157,3 +157,26 @@ def test_a_five_second_clock_runs_out(
     expect(phone_page.locator("#turn")).to_contain_text("Your friend won on time")
     expect(phone_page.locator(".clock-p1 .clock-time")).to_have_text("0:00.0")
     assert not errors, errors
+
+
+def test_spectators_see_the_analysis_only_when_the_creator_allowed_it(
+    page: Page, contexts: list[BrowserContext]
+) -> None:
+    watcher = contexts[1].new_page()
+    errors = watch_errors(watcher)
+    page.goto("/")
+    for allowed in (True, False):
+        settings = {"spectator_analysis": allowed}
+        body = {"game": "connect4", "opponent": "friend", "settings": settings}
+        created = page.request.post("/api/games", data=body)
+        assert created.status == 201, created.text()
+        url = created.json()["url"]
+        page.goto(url)
+        watcher.goto(url)
+        expect(watcher.locator("#turn")).to_contain_text("Waiting for the second player")
+        expect(page.locator("#analysis")).to_be_hidden()  # never for a player
+        if allowed:
+            expect(watcher.locator("#analysis")).to_be_visible()
+        else:
+            expect(watcher.locator("#analysis")).to_be_hidden()
+    assert not errors, errors
