@@ -31,9 +31,11 @@ def contexts(browser: Browser, base_url: str) -> Iterator[list[BrowserContext]]:
         context.close()
 
 
-def watch_errors(page: Page) -> list[str]:
+def watch_errors(*pages: Page) -> list[str]:
+    """Every uncaught script error on ``pages`` (the ``page`` fixture watches its own)."""
     errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
+    for page in pages:
+        page.on("pageerror", lambda error: errors.append(str(error)))
     return errors
 
 
@@ -73,7 +75,7 @@ def test_two_friends_play_a_whole_game_review_it_and_rematch(
 ) -> None:
     creator = GamePage(page)
     friend_page, spectator_page = contexts[0].new_page(), contexts[1].new_page()
-    errors = watch_errors(friend_page) + watch_errors(spectator_page)
+    errors = watch_errors(friend_page, spectator_page)
     friend, spectator = GamePage(friend_page), GamePage(spectator_page)
 
     link = create_from_home(page)
@@ -105,7 +107,8 @@ def test_two_friends_play_a_whole_game_review_it_and_rematch(
     for viewer in (page, friend_page):
         expect(viewer.locator("#analysis")).to_be_visible()
     review = friend_page.request.get(page.url.replace("/g/", "/api/games/") + "/review")
-    assert review.ok and [entry["move"] for entry in review.json()] == WIN_IN_COLUMN_1
+    assert review.ok, review.text()
+    assert [entry["move"] for entry in review.json()] == WIN_IN_COLUMN_1
 
     # Rematch: offered by the friend, shown to the creator, accepted: colours swapped.
     friend_page.get_by_role("button", name="Rematch, swap colours").click()
