@@ -14,12 +14,18 @@ from webapp.games import GAMES
 
 # -- Socket.IO events, client to server --------------------------------------
 JOIN = "join"  # {game_id}
-MOVE = "move"  # {game_id, move}
+MOVE = "move"  # {game_id, move, ply?}: ply, the moves seen (a friend game refuses a stale one)
 UNDO = "undo"  # {game_id}
 SETTINGS = "settings"  # {game_id, settings: {...partial settings}}
 NEW_GAME = "new_game"  # {game_id}: a fresh game with the same settings
 REMATCH = "rematch"  # {game_id}: a fresh game, colours swapped
 ANALYSE = "analyse"  # {game_id, algorithm}: analyse the position, no move made
+# A game between two people (``webapp.services.friends``):
+RESIGN = "resign"  # {game_id}
+OFFER = "offer"  # {game_id, kind}: offer a draw, ask for a takeback or a rematch (OFFER_KINDS)
+ACCEPT = "accept"  # {game_id, kind}: accept the other player's offer
+DECLINE = "decline"  # {game_id, kind}: decline the other's offer, or withdraw one's own
+CLAIM = "claim"  # {game_id, result: "win" or "abort"}: the other player has been gone too long
 
 # -- Socket.IO events, server to client --------------------------------------
 STATE = "state"  # the whole game state, on join and after every change
@@ -33,7 +39,9 @@ SCORES = "scores"
 GAME_CREATED = "game_created"  # {id, url}: answer to NEW_GAME / REMATCH
 ERROR = "error"  # {code, message}
 
-CLIENT_EVENTS = (JOIN, MOVE, UNDO, SETTINGS, NEW_GAME, REMATCH, ANALYSE)
+CLIENT_EVENTS = (
+    JOIN, MOVE, UNDO, SETTINGS, NEW_GAME, REMATCH, ANALYSE, RESIGN, OFFER, ACCEPT, DECLINE, CLAIM
+)  # fmt: skip
 SERVER_EVENTS = (STATE, THINKING, ENGINE_MOVE, ANALYSIS, SCORES, QUEUED, GAME_CREATED, ERROR)
 
 # -- Error codes (the `code` of an ERROR event and of HTTP error bodies) ------
@@ -52,6 +60,22 @@ STORE_UNAVAILABLE = "store_unavailable"  # the database cannot be read or writte
 CORRUPT_GAME = "corrupt_game"  # the game's stored record is damaged
 RATE_LIMITED = "rate_limited"  # too many requests from this browser or address: wait and retry
 CROSS_SITE = "cross_site"  # a state-changing request sent by another site (403)
+# A game between two people:
+NOT_YOUR_SEAT = "not_your_seat"  # a spectator tried to play (or offer, resign, claim)
+SEAT_TAKEN = "seat_taken"  # the invite's seat has been taken by another browser (409)
+ALREADY_SEATED = "already_seated"  # the browser holds a seat of this game already (409)
+BAD_INVITE = "bad_invite"  # no seat to take: not a game between two people, or a wrong invite
+NO_OFFER = "no_offer"  # nothing to accept (or decline), or an offer not possible now
+FAIR_PLAY = "fair_play"  # no engine analysis for this viewer while the game is on (403)
+TOO_EARLY = "too_early"  # the other player has not been gone long enough (or no win yet)
+
+# -- A game between two people ----------------------------------------------------
+OPPONENTS = ("engine", "friend")  # POST /api/games {"opponent": ...}
+OFFER_KINDS = ("draw", "takeback", "rematch")
+CLAIM_RESULTS = ("win", "abort")
+STARTS = ("me", "friend", "random")  # who moves first: the creator, the friend, either
+#: Seconds a player may be without connection before the other may claim the game.
+ABANDON_SECONDS = 60
 
 # -- Games ----------------------------------------------------------------------
 #: The games' display names, by the name used in URLs and the API.

@@ -257,9 +257,15 @@ export function resultsOf(/** @type {Model} */ model, /** @type {string} */ from
   return [...by.values()];
 }
 
+/** True for a game between two people (no engine plays in it). */
+export function isFriendGame(/** @type {Model} */ model) {
+  return model.state.opponent === "friend";
+}
+
 /** "You" / "Engine" (players) or the colour's name (spectators) for a side. */
 export function sideName(/** @type {Model} */ model, /** @type {{players: string[]}} */ info, /** @type {number} */ side) {
   const s = model.state;
+  if (isFriendGame(model)) return isPlayer(model) ? (side === s.human_side ? "You" : "Your friend") : info.players[side];
   if (isPlayer(model)) return side === s.human_side ? "You" : "Engine";
   return `${info.players[side]} (${side === s.engine_side ? "engine" : "player"})`;
 }
@@ -268,6 +274,7 @@ export function sideName(/** @type {Model} */ model, /** @type {{players: string
 export function turnText(/** @type {Model} */ model, /** @type {{players: string[]}} */ info) {
   const s = model.state;
   const colour = (/** @type {number} */ side) => info.players[side];
+  if (isFriendGame(model)) return friendTurnText(model, info);
   if (s.status === "won") {
     const winner = /** @type {number} */ (s.winner); // a won game has a winner
     if (!isPlayer(model)) return `${colour(winner)} (${winner === s.engine_side ? "engine" : "player"}) won`;
@@ -278,6 +285,26 @@ export function turnText(/** @type {Model} */ model, /** @type {{players: string
     return isPlayer(model) ? "Engine is thinking…" : `${colour(s.to_move)} (engine) is thinking…`;
   }
   return isPlayer(model) ? `Your move (${colour(s.human_side)})` : `${colour(s.to_move)} (player) to move`;
+}
+
+/** The headline of a game between two people. */
+function friendTurnText(/** @type {Model} */ model, /** @type {{players: string[]}} */ info) {
+  const s = model.state;
+  const friend = /** @type {import("./types.js").FriendState} */ (s.friend);
+  const name = (/** @type {number} */ side) => `${sideName(model, info, side)}${isPlayer(model) ? ` (${info.players[side]})` : ""}`;
+  /** @type {Record<string, string>} */
+  const ends = { resign: " by resignation", flag: " on time", abandon: ": the other player left" };
+  const how = (friend.end && ends[friend.end]) ?? "";
+  if (s.status === "won") {
+    const winner = /** @type {number} */ (s.winner);
+    if (isPlayer(model)) return `${winner === s.human_side ? "You won" : "Your friend won"}${how}`;
+    return `${info.players[winner]} won${how}`;
+  }
+  if (s.status === "drawn") return friend.end === "agreement" ? "Draw by agreement" : "Draw";
+  if (s.status === "aborted") return "Game aborted";
+  if (!friend.seated) return isPlayer(model) ? "Waiting for your friend to take the seat" : "Waiting for the second player";
+  if (isPlayer(model)) return s.to_move === s.human_side ? `Your move (${info.players[s.human_side]})` : `${name(s.to_move)} to move`;
+  return `${info.players[s.to_move]} to move`;
 }
 
 /** A link that starts a new game from `moves`, the viewer to move. */

@@ -10,6 +10,7 @@ import { createEvalBar, evalWords } from "./eval-bar.js";
 import { createEvalGraph } from "./eval-graph.js";
 import * as M from "./game-model.js";
 import { moveName } from "./format.js";
+import { createFriendPanel } from "./friend-panel.js";
 import { createGraphFill } from "./graph-fill.js";
 import { createMoveList } from "./movelist.js";
 import { gameInfo, replay } from "./rules.js";
@@ -56,7 +57,11 @@ M.noteScores(model, model.state.scores);
 
 // The graph's positions played before this page was here come from the game's review.
 const graphFill = createGraphFill(gameId, (values) => update(() => M.noteReviewValues(model, values)));
-const fillGraph = () => model.state.settings.show_analysis && graphFill.fill(model.state.moves);
+/** Fair play: in a game between two people, no analysis while it is played, but for the
+ * spectators when its creator allowed it (the server refuses the rest anyway). */
+const fairPlay = () =>
+  M.isFriendGame(model) && model.state.status === "playing" && (M.isPlayer(model) || !model.state.friend?.spectator_analysis);
+const fillGraph = () => model.state.settings.show_analysis && !fairPlay() && graphFill.fill(model.state.moves);
 let joining = false; // the next state is a join's answer: moves this page may not have seen
 fillGraph();
 
@@ -101,6 +106,19 @@ const socket = connectGame(EV, gameId, {
     }),
 });
 
+// A game between two people: clocks, invite, seat, offers (friend-panel.js).
+const friendPanel = M.isFriendGame(model)
+  ? createFriendPanel($("friend"), {
+      gameId,
+      act: (key, extra) => {
+        status.clear();
+        socket.send(key, extra);
+      },
+      say: (message) => status.info(message),
+      names: (side) => M.sideName(model, info, side),
+    })
+  : null;
+
 function applyState(state) {
   const before = model.state;
   model.state = state;
@@ -121,7 +139,8 @@ function applyState(state) {
   M.noteScores(model, state.scores); // the live position's options so far (on join too)
   settingsForm.show(state.settings);
   announceChanges(before, state);
-  if (joining || (state.settings.show_analysis && !before.settings.show_analysis)) fillGraph();
+  const overNow = before.status === "playing" && state.status !== "playing"; // the review is open now
+  if (joining || overNow || (state.settings.show_analysis && !before.settings.show_analysis)) fillGraph();
   joining = false;
 }
 
@@ -155,7 +174,8 @@ function play(move) {
     return status.error(info.name === "connect4" ? `Column ${move} is full.` : `Cell ${move} is taken.`);
   }
   if (M.myTurn(model)) update(() => (model.pending = move));
-  socket.move(move); // a spectator's or an early move is the server's to refuse
+  // In a game between two people the move says which position it answers (a race is refused).
+  socket.move(move, M.isFriendGame(model) ? s.moves.length : undefined); // the server may refuse it
 }
 
 function review(ply) {
@@ -296,7 +316,7 @@ function render() {
   const s = model.state;
   const shown = M.shownMoves(model);
   const reviewing = model.reviewPly !== null;
-  const analysisOn = Boolean(s.settings.show_analysis);
+  const analysisOn = Boolean(s.settings.show_analysis) && !fairPlay();
   const live = M.resultFor(model, shown) || (reviewing ? null : M.provisional(model));
   // A game the player's move ended: the panel keeps the engine's last search, as when
   // the engine's move ends it (no line on the board: it starts from an earlier position).
@@ -326,6 +346,7 @@ function render() {
   $("turn").textContent = reviewing ? `Reviewing ${step} (live: ${moveName(s.moves.length, info.players)})` : M.turnText(model, info);
   document.title = `${M.turnText(model, info)} · ${info.label} · Lookahead`;
   document.body.dataset.status = s.status;
+  document.body.dataset.fairPlay = String(fairPlay()); // friend.css hides the analysis and review
   $("board-area").classList.toggle("is-thinking", Boolean(s.engine_thinking));
   for (const chip of document.querySelectorAll(".player")) {
     const side = chip.classList.contains("player-p0") ? 0 : 1;
@@ -337,10 +358,14 @@ function render() {
   $("review-continue").href = M.continueUrl(model, shown);
 
   const player = M.isPlayer(model);
+  const friend = M.isFriendGame(model); // its own offers, no engine to undo or rematch
   $("undo").disabled = !player || !M.canUndo(model);
-  $("new-game").hidden = !player;
-  $("rematch").hidden = !player;
-  $("spectator-bar").hidden = player;
+  $("undo").hidden = friend;
+  $("new-game").hidden = !player || friend;
+  $("rematch").hidden = !player || friend;
+  $("spectator-bar").hidden = player || friend;
+  $("settings-form").closest(".settings-panel").hidden = friend;
+  friendPanel?.render(s);
   $("continue-link").href = M.continueUrl(model, s.moves);
   $("settings-form").toggleAttribute("inert", !player);
   $("settings-readonly").hidden = player;

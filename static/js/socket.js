@@ -39,7 +39,9 @@ export function connectGame(events, gameId, handlers) {
 
   const send = (key, extra = {}) => socket.emit(events[key], { game_id: gameId, ...extra });
   return {
-    move: (move) => send("move", { move }),
+    move: (move, ply) => send("move", ply === undefined ? { move } : { move, ply }),
+    /** A game between two people's actions (resign, offer, accept, decline, claim). */
+    send: (key, extra = {}) => send(key, extra),
     undo: () => send("undo"),
     settings: (settings) => send("settings", { settings }),
     analyse: (algorithm) => send("analyse", { algorithm }),

@@ -63,7 +63,7 @@
  * @property {number} version
  * @property {GameName} game
  * @property {string} moves
- * @property {"playing" | "won" | "drawn"} status
+ * @property {"playing" | "won" | "drawn" | "aborted"} status
  * @property {Side | null} winner
  * @property {Side} to_move
  * @property {Record<string, any>} settings
@@ -77,6 +77,25 @@
  * @property {string} [updated_at]
  * @property {string} url
  * @property {"player" | "spectator"} [seat]
+ * @property {"friend"} [opponent] a game between two people (no engine plays)
+ * @property {FriendState} [friend] its seats, clock, offers and end
+ */
+
+/**
+ * A game between two people's part of its state (services/friends.py ``view``).
+ * @typedef {object} FriendState
+ * @property {Side | null} your_side null for a spectator
+ * @property {Side} creator_side
+ * @property {boolean} seated the invite's seat is taken
+ * @property {{initial_ms: number, increment_ms: number, remaining_ms: number[], running: Side | null} | null} clock
+ * @property {Record<string, Side | null>} offers the side offering each kind, if any
+ * @property {"resign" | "flag" | "abandon" | "agreement" | "aborted" | null} end
+ * @property {string | null} next the rematch's id
+ * @property {string | null} next_url
+ * @property {boolean} spectator_analysis
+ * @property {(number | null)[]} gone_ms how long each side has had no connection
+ * @property {number} abandon_ms
+ * @property {string} [invite_url] the creator's, until the seat is taken
  */
 
 /** @typedef {"tictactoe" | "connect4"} GameName */

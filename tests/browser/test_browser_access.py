@@ -48,12 +48,12 @@ def test_invalid_custom_limits_say_the_allowed_range(page: Page) -> None:
     )
     expect(page.locator('[data-range-of="time"]')).to_have_class(re.compile("is-error"))
     # Play does not start a game the form says is wrong: it says why, and stays.
-    page.get_by_role("button", name=re.compile("^Play")).click()
+    page.locator("#start").click()  # the engine game's button (not "Play a friend")
     expect(page.locator("#form-status")).to_have_text(re.compile(r"^Time: from [\d.]+ to"))
     expect(page).to_have_url(re.compile(r"/$"))
     time.fill("")  # no time limit: the depth alone is a custom level
     expect(page.locator('[data-range-of="time"]')).not_to_have_class(re.compile("is-error"))
-    page.get_by_role("button", name=re.compile("^Play")).click()
+    page.locator("#start").click()  # the engine game's button (not "Play a friend")
     page.wait_for_url(re.compile(r"/g/[^/]+$"))
     # In the game, the form shows the limits the server holds, and refuses a wrong one.
     expect(page.get_by_label("Depth (plies)")).to_have_value("8")

@@ -104,7 +104,7 @@ def test_a_version_1_database_keeps_every_game_and_gains_versions(backend: Backe
         store.close()
     version, columns, indexes = backend.schema()
     assert version == SCHEMA_VERSION
-    assert columns[-2:] == ["version", "preset"]
+    assert columns[-3:] == ["version", "preset", "friend"]
     assert indexes == CURRENT_INDEXES
 
 
@@ -154,6 +154,55 @@ def test_a_version_3_database_keeps_every_game_with_no_preset_moves(backend: Bac
         store.save(kept)
         again = store.get("d")
         assert again is not None and (again.moves, again.preset) == ("44", 2)
+    finally:
+        store.close()
+    assert backend.schema()[0::2] == (SCHEMA_VERSION, CURRENT_INDEXES)
+
+
+def make_version_4_database(backend: Backend) -> None:
+    """Version 4 (preset counts, no friend data), its games as version 3 left them."""
+    make_version_3_database(backend)
+    backend.script("ALTER TABLE games ADD COLUMN preset INTEGER NOT NULL DEFAULT 0")
+    if backend.name == "sqlite":
+        backend.set_version(4)
+    else:
+        backend.script("UPDATE lookahead_schema SET version = 4")
+
+
+#: A game between two people as ``webapp.services.friends`` stores it.
+FRIEND = {
+    "invite": "invite-token",
+    "guest_hash": "guest",
+    "creator_side": 1,
+    "spectator_analysis": False,
+    "clock": None,
+    "offers": {"draw": None, "takeback": None, "rematch": None},
+    "end": None,
+    "next": None,
+}
+
+
+def test_a_version_4_database_keeps_every_game_against_the_engine(backend: Backend) -> None:
+    make_version_4_database(backend)
+    assert backend.schema()[0] == 4
+
+    store = backend.open()
+    try:
+        games = store.games_of("same-seat", 10)
+        assert [(game.id, game.moves, game.friend) for game in games] == [
+            ("c", "", None),
+            ("b", "14253", None),
+            ("a", "44", None),
+        ]
+        store.create(game_record("d", moves="44", friend=FRIEND))
+        kept = store.get("d")
+        assert kept is not None and kept.friend == FRIEND
+        assert kept.friend is not None
+        kept.friend["end"], kept.status, kept.winner = "resign", "won", 0
+        store.save(kept)
+        again = store.get("d")
+        assert again is not None and (again.status, again.winner) == ("won", 0)
+        assert again.friend is not None and again.friend["end"] == "resign"
     finally:
         store.close()
     assert backend.schema()[0::2] == (SCHEMA_VERSION, CURRENT_INDEXES)

@@ -185,6 +185,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from webapp.bench import load
 
         return load.main(arguments[1:])
+    if arguments[:1] == ["friends"]:
+        from webapp.bench import friends
+
+        return friends.main(arguments[1:])
     if arguments[:1] == ["flood"]:
         from webapp.bench import flood
 

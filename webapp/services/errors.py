@@ -22,6 +22,13 @@ HTTP_STATUS = {
     protocol.STORE_UNAVAILABLE: 503,
     protocol.CORRUPT_GAME: 500,
     protocol.RATE_LIMITED: 429,
+    protocol.NOT_YOUR_SEAT: 403,
+    protocol.SEAT_TAKEN: 409,
+    protocol.ALREADY_SEATED: 409,
+    protocol.BAD_INVITE: 403,
+    protocol.NO_OFFER: 409,
+    protocol.FAIR_PLAY: 403,
+    protocol.TOO_EARLY: 409,
 }
 
 

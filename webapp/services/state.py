@@ -22,8 +22,12 @@ def to_move(record: GameRecord) -> int:
 
 
 def engine_to_move(record: GameRecord) -> bool:
-    """True when the game is on and waits for the engine."""
-    return record.status == "playing" and to_move(record) == engine_side(record.settings)
+    """True when the game is on and waits for the engine (never in a game between two people)."""
+    return (
+        record.friend is None
+        and record.status == "playing"
+        and to_move(record) == engine_side(record.settings)
+    )
 
 
 def game_state(

@@ -17,7 +17,7 @@ read_only=True)`` opens a file for reading only). Each backend is one module
 with its own SQL and migration list; validation, the row mapping and the
 runner's rules are shared.
 
-Schema (version 4)
+Schema (version 5)
 ------------------
 One table, ``games``, one row per game::
 
@@ -33,6 +33,7 @@ One table, ``games``, one row per game::
     updated_at        TEXT NOT NULL      ditto; stored times compare as text
     version           INTEGER NOT NULL   1 after create, +1 per committed save
     preset            INTEGER NOT NULL   moves the game was made with (0..len(moves))
+    friend            TEXT               JSON object (a game between two people) or NULL
 
 Indexes: ``games_by_status (status, updated_at)`` lists the unfinished games
 for resuming; ``games_by_update (updated_at)`` serves ``prune``;

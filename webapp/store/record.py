@@ -57,6 +57,9 @@ class GameRecord:
     #: How many of ``moves`` were there when the game was made (a link with ``moves=``):
     #: played by neither the player nor the engine, so the review judges no one by them.
     preset: int = 0
+    #: A game between two people (``webapp.services.friends``): the second seat, the
+    #: invite, the clock, the offers and how it ended. None: a game against the engine.
+    friend: dict[str, Any] | None = None
 
 
 class GameStore(Protocol):

@@ -33,6 +33,7 @@ COLUMNS = (
     "updated_at",
     "version",
     "preset",
+    "friend",
 )
 #: What ``save`` changes; id, game, seat_hash and created_at never change.
 UPDATED = (
@@ -44,6 +45,7 @@ UPDATED = (
     "updated_at",
     "version",
     "preset",  # an undo into the preset moves takes them back too
+    "friend",  # its seats, clock and offers change as it is played
 )
 
 
@@ -63,13 +65,14 @@ def to_row(record: GameRecord) -> tuple[Any, ...]:
         record.updated_at,
         record.version,
         record.preset,
+        None if record.friend is None else json.dumps(record.friend),
     )
 
 
 def from_row(row: Sequence[Any]) -> GameRecord:
     """The validated record of a row in ``COLUMNS`` order; ``CorruptRecord`` if it fails."""
     (game_id, game, moves, settings, seat_hash, status, winner, last, created, updated, version,
-     preset) = row  # fmt: skip
+     preset, friend) = row  # fmt: skip
     name = game_id if isinstance(game_id, str) else repr(game_id)
     record = GameRecord(
         id=game_id,
@@ -84,6 +87,7 @@ def from_row(row: Sequence[Any]) -> GameRecord:
         updated_at=updated,
         version=version,
         preset=preset,
+        friend=None if friend is None else _json(name, "friend", friend),
     )
     validate(record)
     return record

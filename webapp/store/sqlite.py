@@ -59,6 +59,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     ("CREATE INDEX games_by_seat ON games (seat_hash, updated_at)",),
     # 4: how many moves a game was made with (a link with moves=): the review's preset moves.
     ("ALTER TABLE games ADD COLUMN preset INTEGER NOT NULL DEFAULT 0",),
+    # 5: a game between two people (seats, invite, clock, offers, how it ended): JSON or NULL.
+    ("ALTER TABLE games ADD COLUMN friend TEXT",),
 )
 
 _SELECT = f"SELECT {', '.join(COLUMNS)} FROM games"

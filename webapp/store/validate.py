@@ -17,7 +17,16 @@ from webapp.settings import merge_settings
 from webapp.store.errors import CorruptRecord
 from webapp.store.record import GameRecord
 
-STATUSES = ("playing", "won", "drawn")
+STATUSES = ("playing", "won", "drawn", "aborted")
+#: How a game between two people ended other than by its rules, and the status each gives
+#: ("aborted": over without a result, its players gone before it really began).
+FRIEND_ENDS = {
+    "resign": "won",
+    "flag": "won",
+    "abandon": "won",
+    "agreement": "drawn",
+    "aborted": "aborted",
+}
 
 
 def result_of(position: Game) -> tuple[str, int | None]:
@@ -64,6 +73,7 @@ def problem(record: GameRecord) -> str | None:
         return str(err)
     return (
         _settings_problem(record.settings)
+        or _friend_problem(record.friend)
         or _result_problem(record, position)
         or _engine_move_problem(record.last_engine_move)
     )
@@ -88,9 +98,41 @@ def _result_problem(record: GameRecord, position: Game) -> str | None:
         return f"status is not one of {', '.join(STATUSES)}: {status!r}"
     if winner is not None and (isinstance(winner, bool) or not isinstance(winner, int)):
         return f"winner is not 0, 1 or null: {winner!r}"
+    end = None if record.friend is None else record.friend["end"]
+    if end is not None:  # resigned, flagged, agreed, abandoned or aborted: not by the rules
+        decided = FRIEND_ENDS[end] == "won"
+        if status != FRIEND_ENDS[end] or (winner in (0, 1)) != decided:
+            return f"status {status!r} and winner {winner!r} contradict the end {end!r}"
+        return None
     expected = result_of(position)
     if (status, winner) != expected:
         return f"status {status!r} and winner {winner!r} contradict the moves (expected {expected})"
+    return None
+
+
+def _friend_problem(friend: Any) -> str | None:
+    """A game between two people: its seats, invite, clock, offers and end are well formed."""
+    if friend is None:
+        return None
+    if not isinstance(friend, dict):
+        return f"friend is not an object or null: {type(friend).__name__}"
+    shape: dict[str, Any] = {
+        "invite": str,
+        "guest_hash": (str, type(None)),
+        "creator_side": int,
+        "spectator_analysis": bool,
+        "clock": (dict, type(None)),
+        "offers": dict,
+        "end": (str, type(None)),
+        "next": (str, type(None)),
+    }
+    for key, kind in shape.items():
+        if key not in friend or not isinstance(friend[key], kind):
+            return f"friend.{key} is missing or not {kind}: {friend.get(key)!r}"
+    if friend["creator_side"] not in (0, 1) or isinstance(friend["creator_side"], bool):
+        return f"friend.creator_side is not 0 or 1: {friend['creator_side']!r}"
+    if friend["end"] is not None and friend["end"] not in FRIEND_ENDS:
+        return f"friend.end is not one of {', '.join(FRIEND_ENDS)}: {friend['end']!r}"
     return None
 
 

@@ -100,6 +100,9 @@ def next_game(game_id: object, swap: bool, owner: str | None) -> GameRecord:
     identity, so that chain of games ends with it.
     """
     admit("create")
+    from webapp.web import friend_games
+
+    friend_games.refuse_engine_action(game_id, "A new game or rematch from here")
     token = token_for(game_id)
     if has_legacy_seat(game_id) and owner is None:
         raise GameError(protocol.BAD_REQUEST, "Reload the page to start the next game.")
@@ -122,9 +125,15 @@ def create_game() -> Response:
     token = ensure_identity()  # first, so a browser's first creation counts against it
     admit("create")
     body = json_body()
-    unknown = set(body) - {"game", "settings", "moves"}
+    unknown = set(body) - {"game", "settings", "moves", "opponent"}
     if unknown:
         raise GameError(protocol.BAD_REQUEST, f"Unknown fields: {', '.join(sorted(unknown))}.")
+    from webapp.web import friend_games  # it imports this module's helpers
+
+    if friend_games.requested_opponent(body) == "friend":
+        if body.get("moves"):
+            raise GameError(protocol.BAD_REQUEST, "A game between two people starts empty.")
+        return friend_games.create(body, token)
     record = service().create(
         body.get("game"), body.get("settings"), body.get("moves"), owner=token
     )
@@ -145,6 +154,11 @@ def my_games() -> Response:
 
 @bp.get("/games/<game_id>")
 def game_state(game_id: str) -> Response:
+    from webapp.web import friend_games
+
+    record = friend_games.friend_game(game_id)
+    if record is not None:
+        return jsonify(friend_games.friends().state(record, identity()))
     return jsonify(service().state(game_id, token_for(game_id)))
 
 
@@ -216,6 +230,9 @@ def review(game_id: str) -> Response:
     ``class: null``); when it is not 0, ``Retry-After`` says when asking again may know more.
     """
     admit("analyse")
+    from webapp.web import friend_games
+
+    friend_games.check_analysis(game_id)  # fair play: no review while two people play
     record = service().get(game_id)
     reviews: Reviews = current_app.extensions["lookahead_reviews"]
     with waiting_place() as may_wait:  # none free: what is known now, the rest goes on

@@ -29,6 +29,8 @@ from webapp.web import (
     admission,
     api,
     body_limit,
+    friend_games,
+    friend_sockets,  # noqa: F401  (importing it registers its handlers)
     headers,
     identity,
     nodelay,
@@ -178,6 +180,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         watched=game_watched,
     )
     app.extensions["lookahead"] = service
+    friend_games.init_app(app)  # games between two people, beside the service
     api.init_app(app, pool)  # each registers its job kinds with the pool's dispatcher
     tree.init_app(app, pool)
     threads = app.extensions["lookahead_threads"] = Supervisor(socketio.start_background_task)
@@ -270,6 +273,7 @@ def close_app(app: Flask) -> None:
     if schedule is not None:
         schedule.stop()
     app.extensions["lookahead_analyses"].close()
+    app.extensions["lookahead_friends"].close()
     service_of(app).close()
 
 

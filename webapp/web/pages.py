@@ -31,7 +31,8 @@ from webapp.services import GameError
 from webapp.services.positions import preview
 from webapp.web.admission import RateLimited, admit
 from webapp.web.api import service
-from webapp.web.identity import ensure_identity, offer_identity, token_for
+from webapp.web.friend_games import friend_game, friends
+from webapp.web.identity import ensure_identity, identity, offer_identity, token_for
 from webapp.workers import timers
 from webapp.workers.supervise import Supervisor
 
@@ -171,6 +172,9 @@ def game(game_id: str) -> Any:
 def state_or_error(game_id: str) -> dict[str, Any] | tuple[str, int]:
     """The game's state for this browser, or the error page saying why there is none."""
     try:
+        record = friend_game(game_id)
+        if record is not None:  # a game between two people: the viewer's seat in it
+            return friends().state(record, identity())
         return service().state(game_id, token_for(game_id))
     except GameError as error:
         if error.code in (protocol.UNKNOWN_GAME, protocol.BAD_REQUEST):

@@ -21,6 +21,7 @@ from flask_socketio import emit, join_room
 from webapp import protocol
 from webapp.services import GameError
 from webapp.services.state import game_url
+from webapp.web import friend_games
 from webapp.web.admission import admit
 from webapp.web.api import next_game, service
 from webapp.web.extensions import socketio
@@ -73,7 +74,9 @@ def on_join(payload: Payload) -> Payload:
     position's scores so far, then the depths the engine's current search has completed
     (the page may come in the middle of it)."""
     game_id = payload["game_id"]
-    service().get(game_id)  # no room for a game that does not exist
+    record = service().get(game_id)  # no room for a game that does not exist
+    if record.friend is not None:  # two people: no engine, no scores
+        return friend_games.join(record, sid())
     join_room(game_id)  # in the room before reading: no change can fall in between
     state = service().state(game_id, seat_token(game_id))
     emit(protocol.STATE, state)
@@ -92,6 +95,10 @@ def on_join(payload: Payload) -> Payload:
 @handles(protocol.MOVE)
 def on_move(payload: Payload) -> Payload:
     game_id = payload["game_id"]
+    if friend_games.friend_game(game_id) is not None:
+        friends = friend_games.friends()
+        friends.move(game_id, payload.get("move"), identity(), payload.get("ply"))
+        return {"ok": True}
     service().move(game_id, payload.get("move"), seat_token(game_id))
     return {"ok": True}
 
@@ -99,6 +106,7 @@ def on_move(payload: Payload) -> Payload:
 @handles(protocol.UNDO)
 def on_undo(payload: Payload) -> Payload:
     game_id = payload["game_id"]
+    friend_games.refuse_engine_action(game_id, "Undo")
     service().undo(game_id, seat_token(game_id))
     return {"ok": True}
 
@@ -108,6 +116,7 @@ def on_settings(payload: Payload) -> Payload:
     game_id = payload["game_id"]
     if "settings" not in payload:
         raise GameError(protocol.BAD_REQUEST, "settings needs a settings object.")
+    friend_games.refuse_engine_action(game_id, "Changing the engine's settings")
     service().change_settings(game_id, payload["settings"], seat_token(game_id))
     return {"ok": True}
 
@@ -135,6 +144,7 @@ def on_rematch(payload: Payload) -> Payload:
 def on_analyse(payload: Payload) -> Payload:
     """Analyse the position with an algorithm; the ``analysis`` event goes to the sender."""
     game_id = payload["game_id"]
+    friend_games.check_analysis(game_id)
     service().analyse(game_id, payload.get("algorithm"), sid(), seat_token(game_id), requester())
     return {"ok": True}
 
@@ -179,6 +189,7 @@ def on_connect(*_: Any) -> None:
 @socketio.on("disconnect")
 def on_disconnect(*_: Any) -> None:
     service().forget_client(sid())
+    friend_games.friends().disconnected(sid())
 
 
 @socketio.on_error_default

@@ -1,0 +1,185 @@
+"""Play a friend: two browsers and a spectator. Create from the home page, share the
+invite, take the seat, play a whole Connect Four game to a result, review it, rematch
+(colours swapped, both accept); a 5 s clock that runs out."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, expect
+
+from tests.browser.game_page import GamePage
+
+#: The creator (red, first) wins with four in column 1; the friend answers in column 2.
+WIN_IN_COLUMN_1 = ["1", "2", "1", "2", "1", "2", "1"]
+
+
+@pytest.fixture
+def contexts(browser: Browser, base_url: str) -> Iterator[list[BrowserContext]]:
+    """Three more browsers (each its own cookies): the friend, a spectator, a phone."""
+    made = [browser.new_context(base_url=base_url) for _ in range(2)]
+    made.append(
+        browser.new_context(
+            base_url=base_url, viewport={"width": 390, "height": 844}, is_mobile=True
+        )
+    )
+    yield made
+    for context in made:
+        context.close()
+
+
+def watch_errors(*pages: Page) -> list[str]:
+    """Every uncaught script error on ``pages`` (the ``page`` fixture watches its own)."""
+    errors: list[str] = []
+    for page in pages:
+        page.on("pageerror", lambda error: errors.append(str(error)))
+    return errors
+
+
+def create_from_home(page: Page) -> str:
+    """The home page's "Play a friend" (Connect Four, I start, no clock): the invite link."""
+    page.goto("/")
+    page.locator('.game-card[data-game="connect4"]').click()
+    page.locator("#friend-starts").select_option("me")
+    page.locator("#friend-clock").select_option("")
+    page.get_by_role("button", name="Play a friend").click()
+    return invite_link(page)
+
+
+def invite_link(page: Page) -> str:
+    """On the creator's new game page: the invite to share."""
+    page.wait_for_url(re.compile(r"/g/[^/?]+$"))
+    invite = page.locator("#invite-url")
+    expect(invite).to_be_visible()
+    expect(page.locator("#turn")).to_contain_text("Waiting for your friend")
+    link = invite.input_value()
+    assert "?invite=" in link
+    return link
+
+
+def take_the_seat(page: Page, link: str, screenshot: Path | None = None) -> None:
+    page.goto(link)
+    if screenshot is not None:
+        expect(page.get_by_role("button", name="Take the seat")).to_be_visible()
+        page.screenshot(path=str(screenshot))
+    page.get_by_role("button", name="Take the seat").click()
+    page.wait_for_url(re.compile(r"/g/[^/?]+$"))
+    expect(page.locator("#turn")).to_contain_text("to move")
+
+
+def test_two_friends_play_a_whole_game_review_it_and_rematch(
+    page: Page, contexts: list[BrowserContext], screenshots: Path
+) -> None:
+    creator = GamePage(page)
+    friend_page, spectator_page = contexts[0].new_page(), contexts[1].new_page()
+    errors = watch_errors(friend_page, spectator_page)
+    friend, spectator = GamePage(friend_page), GamePage(spectator_page)
+
+    link = create_from_home(page)
+    page.screenshot(path=str(screenshots / "friend-invite-1280.png"))
+    take_the_seat(friend_page, link)
+    expect(page.locator("#invite-url")).to_be_hidden()  # the seat is taken
+    spectator_page.goto(link)  # the invite is a spectator's link now
+    expect(spectator_page.get_by_role("button", name="Take the seat")).to_be_hidden()
+    expect(spectator_page.locator("#turn")).to_contain_text("Red to move")
+
+    # Fair play: no engine analysis for anyone while it is played.
+    for viewer in (page, friend_page, spectator_page):
+        expect(viewer.locator("#analysis")).to_be_hidden()
+        expect(viewer.locator("#eval-bar")).to_be_hidden()
+
+    for ply, column in enumerate(WIN_IN_COLUMN_1):
+        mover = creator if ply % 2 == 0 else friend
+        mover.click(column)
+        for viewer in (creator, friend, spectator):
+            viewer.wait_for_moves(ply + 1)
+        if ply == 2:
+            friend_page.screenshot(path=str(screenshots / "friend-playing-1280.png"))
+    expect(page.locator("#turn")).to_contain_text("You won")
+    expect(friend_page.locator("#turn")).to_contain_text("Your friend won")
+    page.screenshot(path=str(screenshots / "friend-over-1280.png"))
+    expect(spectator_page.locator("#turn")).to_contain_text("Red won")
+
+    # After the game: the exact review, for everyone.
+    for viewer in (page, friend_page):
+        expect(viewer.locator("#analysis")).to_be_visible()
+    review = friend_page.request.get(page.url.replace("/g/", "/api/games/") + "/review")
+    assert review.ok, review.text()
+    assert [entry["move"] for entry in review.json()] == WIN_IN_COLUMN_1
+
+    # Rematch: offered by the friend, shown to the creator, accepted: colours swapped.
+    friend_page.get_by_role("button", name="Rematch, swap colours").click()
+    offer = page.locator(".friend-offer")
+    expect(offer).to_contain_text("Your friend offers a rematch")
+    old_url = page.url
+    offer.get_by_role("button", name="Accept").click()
+    for viewer in (page, friend_page):
+        viewer.wait_for_url(lambda url: url != old_url and "/g/" in url)
+    assert page.url == friend_page.url
+    expect(friend_page.locator("#turn")).to_contain_text("Your move (Red)")
+    expect(page.locator("#turn")).to_contain_text("Your friend (Red) to move")
+    friend.click("4")  # the friend moves first now
+    creator.wait_for_moves(1)
+
+    # And back: the friend resigns, the creator asks this time, the friend accepts.
+    creator.wait_for_my_turn()
+    friend_page.once("dialog", lambda dialog: dialog.accept())  # "Resign this game?"
+    friend_page.get_by_role("button", name="Resign").click()
+    expect(page.locator("#turn")).to_contain_text("You won by resignation")
+    second_url = page.url
+    page.get_by_role("button", name="Rematch, swap colours").click()
+    friend_page.locator(".friend-offer").get_by_role("button", name="Accept").click()
+    for viewer in (page, friend_page):
+        viewer.wait_for_url(lambda url: url != second_url and url != old_url and "/g/" in url)
+    expect(page.locator("#turn")).to_contain_text("Your move (Red)")  # the creator starts again
+    assert not errors, errors
+
+
+def test_a_five_second_clock_runs_out(
+    page: Page, contexts: list[BrowserContext], screenshots: Path
+) -> None:
+    phone_page = contexts[2].new_page()
+    errors = watch_errors(phone_page)
+    # A 5 s clock is no choice on the home page: the same POST its button sends.
+    page.goto("/")
+    body = {"game": "connect4", "opponent": "friend", "settings": {"clock": {"initial": 5}}}
+    created = page.request.post("/api/games", data=body)
+    assert created.status == 201, created.text()
+    page.goto(created.json()["url"])
+    link = invite_link(page)
+    take_the_seat(phone_page, link, screenshots / "friend-take-seat-390.png")
+    expect(page.locator(".clock-p0 .clock-time")).to_have_text("0:05.0")
+    GamePage(page).click("4")  # the friend's time runs now
+    GamePage(phone_page).wait_for_moves(1)
+    expect(phone_page.locator(".clock-p1")).to_have_class(re.compile("is-running"))
+    phone_page.screenshot(path=str(screenshots / "friend-clock-390.png"), full_page=True)
+    expect(page.locator("#turn")).to_contain_text("You won on time", timeout=30_000)
+    expect(phone_page.locator("#turn")).to_contain_text("Your friend won on time")
+    expect(phone_page.locator(".clock-p1 .clock-time")).to_have_text("0:00.0")
+    assert not errors, errors
+
+
+def test_spectators_see_the_analysis_only_when_the_creator_allowed_it(
+    page: Page, contexts: list[BrowserContext]
+) -> None:
+    watcher = contexts[1].new_page()
+    errors = watch_errors(watcher)
+    page.goto("/")
+    for allowed in (True, False):
+        settings = {"spectator_analysis": allowed}
+        body = {"game": "connect4", "opponent": "friend", "settings": settings}
+        created = page.request.post("/api/games", data=body)
+        assert created.status == 201, created.text()
+        url = created.json()["url"]
+        page.goto(url)
+        watcher.goto(url)
+        expect(watcher.locator("#turn")).to_contain_text("Waiting for the second player")
+        expect(page.locator("#analysis")).to_be_hidden()  # never for a player
+        if allowed:
+            expect(watcher.locator("#analysis")).to_be_visible()
+        else:
+            expect(watcher.locator("#analysis")).to_be_hidden()
+    assert not errors, errors

@@ -1,0 +1,33 @@
+"""The friends benchmark runs the real server and relays every move (no timing is asserted)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+
+@pytest.mark.slow
+def test_a_small_friends_run_relays_every_move_to_the_other_player() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "webapp.bench", "friends", "--pairs", "2", "--moves", "4",
+         "--think", "0"],
+        capture_output=True, text=True, timeout=150, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("pairs"))
+    columns = lines[header].split()
+    row = dict(zip(columns, lines[header + 1].split(), strict=False))
+    assert (row["pairs"], row["moves"], row["relayed"]) == ("2", "8", "8"), done.stdout
+    assert (row["tmout"], row["disc"], row["errors"]) == ("0", "0", "-"), done.stdout
+    assert float(row["p50"]) <= float(row["p95"]) <= float(row["max"]), done.stdout
+
+
+def test_a_server_that_cannot_be_reached_is_an_error() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "webapp.bench", "friends", "--url", "http://127.0.0.1:9"],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1 and "error:" in done.stderr, done.stdout + done.stderr

@@ -1,0 +1,79 @@
+"""The clock of a game between two people (webapp/services/clock.py): pure, times made up."""
+
+from __future__ import annotations
+
+import pytest
+
+from webapp.services.clock import Clock, ClockError
+
+START = 1_000_000  # any time, in ms since the epoch
+
+
+def fresh(initial: float = 60, increment: float = 0) -> Clock:
+    return Clock.of_settings({"initial": initial, "increment": increment})
+
+
+def test_a_fresh_clock_runs_for_nobody() -> None:
+    clock = fresh(60, 2)
+    assert clock.view(START + 99_999) == {
+        "initial_ms": 60_000,
+        "increment_ms": 2_000,
+        "remaining_ms": [60_000, 60_000],
+        "running": None,
+    }
+    assert clock.flagged(START + 10**9) is None and clock.flag_at() is None
+
+
+def test_the_first_move_starts_the_other_sides_time_without_charging_the_mover() -> None:
+    clock = fresh(60, 2).pressed(0, START)
+    assert clock.running == 1
+    assert clock.view(START + 1_500)["remaining_ms"] == [60_000, 58_500]
+
+
+def test_each_move_charges_the_mover_and_adds_the_increment() -> None:
+    clock = fresh(60, 2).pressed(0, START).pressed(1, START + 5_000)
+    assert clock.remaining_ms == (60_000, 57_000)  # 60 - 5 + 2
+    assert clock.running == 0
+    assert clock.left(0, START + 8_000) == 57_000 and clock.left(1, START + 8_000) == 57_000
+
+
+def test_time_runs_out_at_zero_and_the_running_side_is_flagged() -> None:
+    clock = fresh(5).pressed(0, START)
+    assert clock.flag_at() == START + 5_000
+    assert clock.flagged(START + 4_999) is None
+    assert clock.flagged(START + 5_000) == 1
+    assert clock.left(1, START + 9_000) == 0  # never below zero
+
+
+def test_a_stopped_clock_keeps_the_time_left_when_it_stopped() -> None:
+    clock = fresh(10).pressed(0, START).stopped(START + 3_000)
+    assert clock.running is None and clock.remaining_ms == (10_000, 7_000)
+    assert clock.view(START + 60_000)["remaining_ms"] == [10_000, 7_000]
+
+
+def test_after_a_takeback_the_side_to_move_runs() -> None:
+    clock = fresh(10).pressed(0, START).runs_for(0, START + 2_000)
+    assert clock.running == 0 and clock.remaining_ms == (10_000, 8_000)
+
+
+def test_a_clock_survives_its_json() -> None:
+    clock = fresh(30, 1).pressed(0, START).pressed(1, START + 700)
+    assert Clock.from_json(clock.to_json()) == clock
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        None,
+        {"initial": 0},
+        {"initial": -1},
+        {"initial": "60"},
+        {"initial": True},
+        {"initial": 60, "increment": 61},
+        {"initial": 10**6},
+        {"initial": 60, "delay": 1},
+    ],
+)
+def test_settings_that_are_no_clock_are_refused(settings: object) -> None:
+    with pytest.raises(ClockError):
+        Clock.of_settings(settings)

@@ -1,0 +1,573 @@
+"""Games between two people: seats, invites, moves on a clock, offers, abandonment.
+
+A game between two people is a stored game whose ``friend`` data holds what an
+engine game has no use for (the store's schema, version 5)::
+
+    invite              the token of the invite link (whoever presents it first sits)
+    guest_hash          the hash of the second seat's token, None until it is taken
+    creator_side        0 if the creator (``seat_hash``) moves first, else 1
+    spectator_analysis  spectators may ask for engine analysis during the game
+    clock               ``clock.Clock.to_json()`` or None
+    offers              {kind: side offering, or None} for each of ``protocol.OFFER_KINDS``
+    end                 how it ended other than by the rules (``store.validate.FRIEND_ENDS``)
+    next                the rematch's game id, once both accepted it
+
+Every action runs under the game's lock (``locks.GameLocks``) and saves with the
+store's compare-and-set, so two seats moving at once, or two browsers taking
+the seat at once, give exactly one change; the other is refused with a code.
+The engine never plays here (``state.engine_to_move`` is False for these
+games) and the live position is never scored: the players see no analysis
+until the game is over.
+
+Times come from ``now_ms`` (milliseconds since the epoch, injected for tests);
+a timer ends the game when the running side's time runs out, and every action
+checks the flag first, so a game whose timer was lost (another process) still
+ends on the next look at it.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import secrets
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from webapp import protocol
+from webapp.engine.game import IllegalMoveError
+from webapp.games import new_game
+from webapp.services.clock import Clock, ClockError
+from webapp.services.errors import GameError
+from webapp.services.games import GameService, storage_errors
+from webapp.services.locks import Outbox
+from webapp.services.positions import preview
+from webapp.services.seats import holds_seat, new_game_id, token_hash
+from webapp.services.state import game_state, game_url, result_of
+from webapp.store import GameRecord, VersionConflict, now
+
+log = logging.getLogger(__name__)
+
+#: What POST /api/games takes in ``settings`` for a game between two people, besides the
+#: engine's own settings (used by analysis for spectators, and by the review).
+FRIEND_SETTINGS = ("clock", "starts", "spectator_analysis")
+
+
+def wall_ms() -> int:
+    """Milliseconds since the epoch: the same on every server sharing the store."""
+    return int(time.time() * 1000)
+
+
+def is_friend_game(record: GameRecord) -> bool:
+    return record.friend is not None
+
+
+class Friends:
+    """The actions on games between two people, beside ``service`` (its store, locks, emit).
+
+    ``abandon_ms``: how long a player may be without a connection before the other may
+    claim the game (``protocol.ABANDON_SECONDS``).
+    """
+
+    def __init__(
+        self,
+        service: GameService,
+        now_ms: Callable[[], int] = wall_ms,
+        abandon_ms: int = protocol.ABANDON_SECONDS * 1000,
+        timers: bool = True,
+    ) -> None:
+        self.service, self.store, self.locks = service, service.store, service.locks
+        self.now_ms, self.abandon_ms, self.timers = now_ms, abandon_ms, timers
+        self._guard = threading.Lock()
+        self._flag_timers: dict[str, threading.Timer] = {}
+        self._sockets: dict[str, set[tuple[str, int]]] = {}  # sid -> (game, side) it sits at
+        self._here: Counter[tuple[str, int]] = Counter()  # (game, side) -> its sockets
+        self._gone: dict[tuple[str, int], int] = {}  # (game, side) -> since when (ms)
+
+    @contextmanager
+    def _game(self, game_id: str) -> Iterator[Outbox]:
+        out = Outbox()
+        try:
+            with self.locks.hold(game_id), storage_errors():
+                yield out
+        finally:
+            out.flush(self.service.emit)
+
+    # -- reading --------------------------------------------------------------------
+    def side_of(self, record: GameRecord, token: str | None) -> int | None:
+        """The side ``token`` plays in ``record`` (0 moves first), None for a spectator."""
+        friend = record.friend
+        assert friend is not None
+        if holds_seat(token, record.seat_hash):
+            return int(friend["creator_side"])
+        if friend["guest_hash"] is not None and holds_seat(token, friend["guest_hash"]):
+            return 1 - int(friend["creator_side"])
+        return None
+
+    def state(self, record: GameRecord, token: str | None) -> dict[str, Any]:
+        """The game's state for the holder of ``token``."""
+        return self.view(record, self.side_of(record, token))
+
+    def view(self, record: GameRecord, side: int | None) -> dict[str, Any]:
+        """The game's state for the player of ``side`` (None: a spectator): ``seat`` and
+        ``human_side`` are that viewer's; ``friend`` holds the seats, the clock (ms, as of
+        now), the offers and the end."""
+        friend = record.friend
+        assert friend is not None
+        at = self.now_ms()
+        state = game_state(record, thinking=False)
+        shown_side = friend["creator_side"] if side is None else side
+        clock = None if friend["clock"] is None else Clock.from_json(friend["clock"]).view(at)
+        state |= {
+            "seat": "spectator" if side is None else "player",
+            "human_side": shown_side,  # the page draws the board from this side
+            "engine_side": 1 - shown_side,  # no engine plays: the other person
+            "opponent": "friend",
+            "friend": {
+                "your_side": side,
+                "creator_side": friend["creator_side"],
+                "seated": friend["guest_hash"] is not None,
+                "clock": clock,
+                "offers": dict(friend["offers"]),
+                "end": friend["end"],
+                "next": friend["next"],
+                "next_url": None if friend["next"] is None else game_url(friend["next"]),
+                "spectator_analysis": friend["spectator_analysis"],
+                "gone_ms": [self._gone_ms(record.id, s, at) for s in (0, 1)],
+                "abandon_ms": self.abandon_ms,
+            },
+        }
+        if side == friend["creator_side"] and friend["guest_hash"] is None:
+            state["friend"]["invite_url"] = invite_url(record.id, friend["invite"])
+        return state
+
+    def analysis_allowed(self, record: GameRecord, token: str | None) -> bool:
+        """Fair play: nobody's analysis for the players while the game is on; spectators'
+        only if the creator allowed it; everyone's once it is over."""
+        friend = record.friend
+        if friend is None or record.status != "playing":
+            return True
+        return self.side_of(record, token) is None and bool(friend["spectator_analysis"])
+
+    # -- creating and sitting down -----------------------------------------------------
+    def create(self, game: object, settings: object, *, owner: str) -> tuple[GameRecord, str]:
+        """A new game between the holder of ``owner`` and whoever takes the invite's seat;
+        the record and its invite token."""
+        if settings is None:
+            settings = {}
+        if not isinstance(settings, dict):
+            raise GameError(protocol.BAD_SETTINGS, "settings must be an object.")
+        engine_settings = {k: v for k, v in settings.items() if k not in FRIEND_SETTINGS}
+        start = preview(game, engine_settings, "")
+        starts = settings.get("starts", "me")
+        if starts not in protocol.STARTS:
+            raise GameError(
+                protocol.BAD_SETTINGS, f"starts must be one of {', '.join(protocol.STARTS)}."
+            )
+        creator_side = {"me": 0, "friend": 1}.get(starts, random.randrange(2))
+        spectators = settings.get("spectator_analysis", False)
+        if not isinstance(spectators, bool):
+            raise GameError(protocol.BAD_SETTINGS, "spectator_analysis must be true or false.")
+        clock = None
+        if settings.get("clock") is not None:
+            try:
+                clock = Clock.of_settings(settings["clock"]).to_json()
+            except ClockError as err:
+                raise GameError(protocol.BAD_SETTINGS, str(err)) from None
+        invite = secrets.token_urlsafe(16)
+        record = GameRecord(
+            new_game_id(),
+            start["game"],
+            "",
+            start["settings"],
+            token_hash(owner),
+            friend={
+                "invite": invite,
+                "guest_hash": None,
+                "creator_side": creator_side,
+                "spectator_analysis": spectators,
+                "clock": clock,
+                "offers": dict.fromkeys(protocol.OFFER_KINDS),
+                "end": None,
+                "next": None,
+            },
+        )
+        with self._game(record.id):
+            self.store.create(record)
+            self._mark_gone(record.id, creator_side)
+            self._mark_gone(record.id, 1 - creator_side)
+        return record, invite
+
+    def seat(self, game_id: object, invite: object, token: str) -> GameRecord:
+        """The browser ``token`` takes the invite's seat: exactly one browser ever does."""
+        record = self._friend_game(game_id)
+        with self._game(record.id) as out:
+            record = self._friend_game(record.id)
+            friend = record.friend
+            assert friend is not None
+            if self.side_of(record, token) is not None:
+                raise GameError(protocol.ALREADY_SEATED, "You hold a seat in this game already.")
+            if friend["guest_hash"] is not None:
+                raise GameError(protocol.SEAT_TAKEN, "Someone took that seat: you can watch.")
+            if not isinstance(invite, str) or not secrets.compare_digest(invite, friend["invite"]):
+                raise GameError(protocol.BAD_INVITE, "That invite is not this game's.")
+            friend["guest_hash"] = token_hash(token)
+            try:
+                self._save(record, out)
+            except VersionConflict:  # another server seated someone first
+                raise GameError(
+                    protocol.SEAT_TAKEN, "Someone took that seat: you can watch."
+                ) from None
+            self._mark_gone(record.id, 1 - friend["creator_side"])
+            return record
+
+    # -- playing -------------------------------------------------------------------------
+    def move(
+        self, game_id: object, move: object, token: str | None, ply: object = None
+    ) -> GameRecord:
+        """The move of the seat to move; the other seat's time starts running.
+
+        ``ply``: how many moves the sender saw played (optional). A move sent after
+        seeing an older position is refused, so of two moves sent at the same instant
+        (both seats, or one player's two tabs) exactly one is applied.
+        """
+        if not isinstance(move, str) or len(move) != 1:
+            raise GameError(protocol.BAD_REQUEST, 'move must be one character, like "4".')
+        if ply is not None and (isinstance(ply, bool) or not isinstance(ply, int)):
+            raise GameError(protocol.BAD_REQUEST, "ply must be the number of moves seen.")
+        with self._playing(game_id, token) as (record, side, out):
+            friend = record.friend
+            assert friend is not None
+            if friend["guest_hash"] is None:
+                raise GameError(protocol.NOT_YOUR_TURN, "Your friend has not taken the seat yet.")
+            if len(record.moves) % 2 != side:
+                raise GameError(protocol.NOT_YOUR_TURN, "It is your friend's turn.")
+            if ply is not None and ply != len(record.moves):
+                raise GameError(protocol.NOT_YOUR_TURN, "A move was made meanwhile: look again.")
+            position = new_game(record.game, record.moves)
+            try:
+                position.play(position.parse_move(move))
+            except IllegalMoveError as err:
+                raise GameError(protocol.ILLEGAL_MOVE, str(err)) from None
+            record.moves += move
+            record.status, record.winner = result_of(position)
+            if friend["clock"] is not None:
+                clock = Clock.from_json(friend["clock"]).pressed(side, self.now_ms())
+                if record.status != "playing":
+                    clock = clock.stopped(self.now_ms())
+                friend["clock"] = clock.to_json()
+            friend["offers"] = dict.fromkeys(protocol.OFFER_KINDS)
+            self._save(record, out)
+            return record
+
+    def resign(self, game_id: object, token: str | None) -> GameRecord:
+        with self._playing(game_id, token) as (record, side, out):
+            self._end(record, "resign", 1 - side, out)
+            return record
+
+    def offer(self, game_id: object, kind: object, token: str | None) -> GameRecord:
+        """Offer a draw, ask for a takeback (of one's last move) or a rematch (the game over);
+        an offer the other side has made already is accepted instead."""
+        kind = self._kind(kind)
+        with self._seated(game_id, token) as (record, side, out):
+            friend = record.friend
+            assert friend is not None
+            self._check_offer(record, kind, side)
+            if friend["offers"][kind] == 1 - side:  # both want it
+                return self._accepted(record, kind, side, out)
+            if friend["offers"][kind] == side:
+                raise GameError(protocol.NO_OFFER, "You made that offer already.")
+            friend["offers"][kind] = side
+            self._save(record, out)
+            return record
+
+    def accept(self, game_id: object, kind: object, token: str | None) -> GameRecord:
+        """Accept the other side's offer: a draw, a takeback, a rematch (the new game)."""
+        kind = self._kind(kind)
+        with self._seated(game_id, token) as (record, side, out):
+            friend = record.friend
+            assert friend is not None
+            if friend["offers"][kind] != 1 - side:
+                raise GameError(protocol.NO_OFFER, f"Your friend has not offered a {kind}.")
+            self._check_offer(record, kind, 1 - side)
+            return self._accepted(record, kind, side, out)
+
+    def decline(self, game_id: object, kind: object, token: str | None) -> GameRecord:
+        """Decline the other side's offer of ``kind``, or withdraw one's own."""
+        kind = self._kind(kind)
+        with self._seated(game_id, token) as (record, _side, out):
+            friend = record.friend
+            assert friend is not None
+            if friend["offers"][kind] is None:
+                raise GameError(protocol.NO_OFFER, f"There is no {kind} offer.")
+            friend["offers"][kind] = None
+            self._save(record, out)
+            return record
+
+    def claim(self, game_id: object, result: object, token: str | None) -> GameRecord:
+        """The other player has had no connection for ``abandon_ms``: win (from move 2 on),
+        or abort the game without a result."""
+        if result not in protocol.CLAIM_RESULTS:
+            raise GameError(protocol.BAD_REQUEST, "result must be win or abort.")
+        with self._playing(game_id, token) as (record, side, out):
+            friend = record.friend
+            assert friend is not None
+            gone = self._gone_ms(record.id, 1 - side, self.now_ms())
+            seated = friend["guest_hash"] is not None
+            if seated and (gone is None or gone < self.abandon_ms):
+                raise GameError(protocol.TOO_EARLY, "Your friend is connected, or just left.")
+            if result == "win" and (len(record.moves) < 2 or not seated):
+                raise GameError(protocol.TOO_EARLY, "Before move 2 the game can only be aborted.")
+            if result == "win":
+                self._end(record, "abandon", side, out)
+            else:
+                self._end(record, "aborted", None, out)
+            return record
+
+    def check_flag(self, game_id: str) -> None:
+        """End the game if the running side's time is out (the flag timer calls this)."""
+        with self._game(game_id) as out:
+            record = self.store.get(game_id)
+            if record is not None and record.friend is not None:
+                self._flag(record, out)
+
+    # -- connections (abandonment) ---------------------------------------------------------
+    def connected(self, sid: str, record: GameRecord, token: str | None) -> bool:
+        """A socket ``sid`` joined the game: if it is a player's, that player is here.
+
+        True when that player was gone (the other side should be told).
+        """
+        side = self.side_of(record, token)
+        if side is None:
+            return False
+        with self._guard:
+            seats = self._sockets.setdefault(sid, set())
+            if (record.id, side) not in seats:
+                seats.add((record.id, side))
+                self._here[(record.id, side)] += 1
+            return self._gone.pop((record.id, side), None) is not None
+
+    def announce(self, game_id: str) -> None:
+        """Send every viewer of the game its state (a player came back)."""
+        with self._game(game_id) as out:
+            record = self.store.get(game_id)
+            if record is not None and record.friend is not None:
+                self._publish(record, out)
+
+    def disconnected(self, sid: str) -> None:
+        """The socket ``sid`` left: a player with no socket left is gone from now on
+        (the other side is told, with the game's state)."""
+        with self._guard:
+            left = []
+            for seat in self._sockets.pop(sid, set()):
+                self._here[seat] -= 1
+                if self._here[seat] <= 0:
+                    del self._here[seat]
+                    left.append(seat)
+            for seat in left:
+                self._gone[seat] = self.now_ms()
+        for game_id in {game_id for game_id, _ in left}:
+            try:
+                self.announce(game_id)
+            except GameError as err:  # the store is down: the next state tells
+                log.warning("cannot tell %s a player left: %s", game_id, err.message)
+
+    def close(self) -> None:
+        with self._guard:
+            timers, self._flag_timers = list(self._flag_timers.values()), {}
+        for timer in timers:
+            timer.cancel()
+
+    # -- helpers ---------------------------------------------------------------------------
+    def _friend_game(self, game_id: object) -> GameRecord:
+        record = self.service.get(game_id)
+        if record.friend is None:
+            raise GameError(protocol.BAD_INVITE, "This game is against the engine.")
+        return record
+
+    @contextmanager
+    def _seated(
+        self, game_id: object, token: str | None
+    ) -> Iterator[tuple[GameRecord, int, Outbox]]:
+        """The game (flag checked) and the sender's side, under the game's lock."""
+        record = self._friend_game(game_id)
+        with self._game(record.id) as out:
+            record = self._friend_game(record.id)
+            side = self.side_of(record, token)
+            if side is None:
+                raise GameError(protocol.NOT_YOUR_SEAT, "You are watching: only players can.")
+            self._flag(record, out)
+            yield record, side, out
+
+    @contextmanager
+    def _playing(
+        self, game_id: object, token: str | None
+    ) -> Iterator[tuple[GameRecord, int, Outbox]]:
+        with self._seated(game_id, token) as (record, side, out):
+            if record.status != "playing":
+                raise GameError(protocol.GAME_OVER, "The game is over.")
+            yield record, side, out
+
+    @staticmethod
+    def _kind(kind: object) -> str:
+        if not isinstance(kind, str) or kind not in protocol.OFFER_KINDS:
+            raise GameError(
+                protocol.BAD_REQUEST, f"kind must be one of {', '.join(protocol.OFFER_KINDS)}."
+            )
+        return kind
+
+    @staticmethod
+    def _check_offer(record: GameRecord, kind: str, by: int) -> None:
+        """Refuse an offer of ``kind`` by side ``by`` that cannot be granted now."""
+        playing = record.status == "playing"
+        if kind == "rematch" and playing:
+            raise GameError(protocol.NO_OFFER, "A rematch is offered once the game is over.")
+        if kind == "rematch" and record.friend is not None and record.friend["next"]:
+            raise GameError(protocol.NO_OFFER, "The rematch is under way.")
+        if kind != "rematch" and not playing:
+            raise GameError(protocol.GAME_OVER, "The game is over.")
+        if kind == "takeback" and not any(i % 2 == by for i in range(len(record.moves))):
+            raise GameError(protocol.NO_OFFER, "There is no move of yours to take back.")
+
+    def _accepted(self, record: GameRecord, kind: str, side: int, out: Outbox) -> GameRecord:
+        """Grant the offer of ``kind`` that side ``side`` accepts."""
+        friend = record.friend
+        assert friend is not None
+        friend["offers"][kind] = None
+        if kind == "draw":
+            self._end(record, "agreement", None, out)
+        elif kind == "takeback":
+            by = 1 - side  # back to before the asker's last move
+            keep = max(i for i in range(len(record.moves)) if i % 2 == by)
+            record.moves = record.moves[:keep]
+            if friend["clock"] is not None and keep > 0:
+                clock = Clock.from_json(friend["clock"])
+                friend["clock"] = clock.runs_for(len(record.moves) % 2, self.now_ms()).to_json()
+            elif friend["clock"] is not None:
+                friend["clock"] = Clock.from_json(friend["clock"]).stopped(self.now_ms()).to_json()
+            self._save(record, out)
+        else:
+            again = self._rematch(record)
+            friend["next"] = again.id
+            self._save(record, out)
+        return record
+
+    def _rematch(self, old: GameRecord) -> GameRecord:
+        """The next game: colours swapped, both seats kept, the clock fresh."""
+        friend = old.friend
+        assert friend is not None
+        clock = friend["clock"]
+        if clock is not None:
+            initial, increment = clock["initial_ms"] / 1000, clock["increment_ms"] / 1000
+            clock = Clock.of_settings({"initial": initial, "increment": increment}).to_json()
+        record = GameRecord(
+            new_game_id(),
+            old.game,
+            "",
+            dict(old.settings),
+            old.seat_hash,
+            friend=friend
+            | {
+                "invite": secrets.token_urlsafe(16),
+                "creator_side": 1 - friend["creator_side"],
+                "clock": clock,
+                "offers": dict.fromkeys(protocol.OFFER_KINDS),
+                "end": None,
+                "next": None,
+            },
+        )
+        self.store.create(record)
+        for side in (0, 1):
+            self._mark_gone(record.id, side)
+        return record
+
+    def _flag(self, record: GameRecord, out: Outbox) -> None:
+        """End a game whose running side's time is out; the flag's side loses."""
+        friend = record.friend
+        assert friend is not None
+        if record.status != "playing" or friend["clock"] is None:
+            return
+        flagged = Clock.from_json(friend["clock"]).flagged(self.now_ms())
+        if flagged is not None:
+            self._end(record, "flag", 1 - flagged, out)
+
+    def _end(self, record: GameRecord, how: str, winner: int | None, out: Outbox) -> None:
+        friend = record.friend
+        assert friend is not None
+        friend["end"] = how
+        friend["offers"] = dict.fromkeys(protocol.OFFER_KINDS)
+        record.status = {"agreement": "drawn", "aborted": "aborted"}.get(how, "won")
+        record.winner = winner
+        if friend["clock"] is not None:
+            friend["clock"] = Clock.from_json(friend["clock"]).stopped(self.now_ms()).to_json()
+        self._save(record, out)
+
+    def _save(self, record: GameRecord, out: Outbox) -> None:
+        """Commit (compare-and-set), tell the room, and time the flag of the running side."""
+        record.updated_at = now()
+        try:
+            self.store.save(record)
+        except VersionConflict:
+            current = self.store.get(record.id)
+            if current is not None:
+                self._publish(current, out)
+            raise
+        self._publish(record, out)
+        self._time_flag(record)
+
+    def _publish(self, record: GameRecord, out: Outbox) -> None:
+        """Each viewer's state to its room: each player's, and the spectators' (``room``)."""
+        for side in (0, 1, None):
+            out.send(protocol.STATE, self.view(record, side), room(record.id, side))
+
+    def _time_flag(self, record: GameRecord) -> None:
+        """A timer that ends the game when the running side's time is out."""
+        friend = record.friend
+        assert friend is not None
+        due = None
+        if record.status == "playing" and friend["clock"] is not None:
+            due = Clock.from_json(friend["clock"]).flag_at()
+        with self._guard:
+            old = self._flag_timers.pop(record.id, None)
+            if old is not None:
+                old.cancel()
+            if due is None or not self.timers:
+                return
+            delay = max(0.0, (due - self.now_ms()) / 1000) + 0.01
+            timer = threading.Timer(delay, self._on_flag_timer, (record.id,))
+            timer.daemon = True
+            self._flag_timers[record.id] = timer
+        timer.start()
+
+    def _on_flag_timer(self, game_id: str) -> None:
+        try:
+            self.check_flag(game_id)
+        except GameError as err:
+            log.warning("flag of %s not checked: %s", game_id, err.message)
+
+    def _mark_gone(self, game_id: str, side: int) -> None:
+        """No socket of ``side`` yet: it counts as gone from now (until it joins)."""
+        with self._guard:
+            if (game_id, side) not in self._here:
+                self._gone.setdefault((game_id, side), self.now_ms())
+
+    def _gone_ms(self, game_id: str, side: int, at: int) -> int | None:
+        """How long ``side`` has had no socket in the game (None: it has one)."""
+        with self._guard:
+            if (game_id, side) in self._here:
+                return None
+            since = self._gone.setdefault((game_id, side), at)  # unknown here: from now
+        return max(0, at - since)
+
+
+def room(game_id: str, side: int | None) -> str:
+    """The Socket.IO room of a game's player of ``side``, or of its spectators (None)."""
+    return f"{game_id}:{'watch' if side is None else side}"
+
+
+def invite_url(game_id: str, invite: str) -> str:
+    """The link to share: the game's page with the invite (``?invite=TOKEN``)."""
+    return f"{game_url(game_id)}?invite={invite}"
