@@ -10,7 +10,7 @@ with its asker's other analyses (``owner``, bounded per owner like them),
 never runs on the worker kept for engine moves, and an engine move that finds
 every worker busy preempts it. Its worker's answer is ``Trace.to_dict()``.
 It stays cheap to run: at most ``MAX_LIMIT`` nodes (50,000 pure-Python
-nodes, about 0.5 s of one core; the default 5,000 about 0.05 s), on top of
+nodes, about 0.5 s of one core; the default 10,000 about 0.1 s), on top of
 the per-browser rate limit the web layer applies.
 
 The request waits for its trace ``wait`` seconds (longer than one analysis's
