@@ -10,16 +10,12 @@ import re
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
-DESKTOP = {"width": 1280, "height": 800}
-PHONE = {"width": 390, "height": 844}
-SIZES = {"desktop": DESKTOP, "phone": PHONE}
 #: The lesson the page suggests: tic-tac-toe from two stones at depth 7.
 LESSON = "/tree?game=tictactoe&moves=15&algorithm=alphabeta&depth=7"
 
@@ -47,7 +43,7 @@ OVERLAPS = """(host) => {
 WARM_UP_SECONDS = 150
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="module", autouse=True)
 def warm(base_url: str) -> str:
     """The server, once its workers draw trees (the first test would otherwise meet 503s)."""
     deadline = time.monotonic() + WARM_UP_SECONDS
@@ -61,21 +57,6 @@ def warm(base_url: str) -> str:
             if refused.code != 503 or time.monotonic() > deadline:
                 raise
         time.sleep(1)
-
-
-@pytest.fixture(params=sorted(SIZES))
-def sized(request: pytest.FixtureRequest, browser: Browser, warm: str) -> Iterator[Page]:
-    """A page at one of the two sizes (a phone's with touch), failing on any script error."""
-    phone = request.param == "phone"
-    context = browser.new_context(
-        base_url=warm, viewport=SIZES[request.param], is_mobile=phone, has_touch=phone
-    )
-    errors: list[str] = []
-    page = context.new_page()
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    yield page
-    context.close()
-    assert not errors, f"script errors on the page: {errors}"
 
 
 def load(page: Page, url: str) -> None:
