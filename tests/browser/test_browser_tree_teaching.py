@@ -158,9 +158,11 @@ def test_the_limit_button_searches_again_with_more_nodes(sized: Page) -> None:
     expect(page.locator("#tree-status")).to_contain_text("Minimax visited")
 
 
-def current_inside_its_pane(page: Page, pane: str) -> None:
-    """The pane's current node is drawn, and inside the pane's box."""
-    node = page.locator(f"{pane} .tree-node.current")
+def current_inside_its_pane(page: Page, pane: str, node_id: str = "") -> None:
+    """The pane's current node (or node `node_id`) is drawn, and inside the pane's box."""
+    node = page.locator(
+        f'{pane} .tree-node[data-id="{node_id}"]' if node_id else f"{pane} .tree-node.current"
+    )
     expect(node).to_have_count(1)
     box, frame = node.bounding_box(), page.locator(pane).bounding_box()
     assert box and frame
@@ -183,6 +185,7 @@ def test_side_by_side_both_panes_step_on_one_clock_and_fit(sized: Page) -> None:
         page.locator(pane).scroll_into_view_if_needed()
         current_inside_its_pane(page, pane)
         no_overlaps(page, pane)
+    current_inside_its_pane(page, "#tree-other-host", "0")  # minimax's line from its root
     fits_the_page(page)
     page.locator("#step-end").click()  # the clock runs until the longer search is done
     expect(page.locator("#step-text")).to_have_text("Step 7,332 of 7,332")
