@@ -148,6 +148,8 @@ def test_a_trace_past_its_limit_is_truncated_and_keeps_the_last_iteration() -> N
     traced = trace(game, "alphabeta", 7, limit=300)
     assert traced.truncated and traced.node_count == len(traced.nodes) == 300
     assert traced.iterations and traced.best_move is not None
+    assert sum(p["nodes"] for p in traced.iterations) == 300
+    assert [p["complete"] for p in traced.iterations][-1] is False  # the pass the limit cut
     empty = trace(new_game("tictactoe", ""), "minimax", 9, limit=10)
     assert empty.truncated and empty.best_move is None and empty.root_value is None
 
@@ -164,8 +166,26 @@ def test_a_cancelled_trace_stops_short_of_its_tree() -> None:
 def test_iterations_each_start_a_new_root() -> None:
     traced = trace(new_game("connect4", "4453"), "alphabeta", 4)
     roots = [n for n in traced.nodes if n["parent"] is None]
-    assert [r["iteration"] for r in roots] == traced.iterations == [1, 2, 3, 4]
+    assert (
+        [r["iteration"] for r in roots] == [p["depth"] for p in traced.iterations] == [1, 2, 3, 4]
+    )
     assert any(n["line"] for n in traced.nodes)  # the principal-variation walk is there
+
+
+def test_each_pass_counts_its_own_nodes_and_they_add_up_to_the_total() -> None:
+    """The last pass alone is what one search to that depth costs (issue 19's lesson:
+    alpha-beta's depth-7 pass against minimax's one pass, not against the sum)."""
+    game = new_game("tictactoe", "15")
+    deepening = trace(game, "alphabeta", 7)
+    own = [
+        sum(1 for n in deepening.nodes if n["iteration"] == p["depth"])
+        for p in deepening.iterations
+    ]
+    assert [p["nodes"] for p in deepening.iterations] == own
+    assert sum(own) == deepening.node_count and all(p["complete"] for p in deepening.iterations)
+    assert deepening.iterations[-1]["nodes"] < deepening.node_count  # earlier passes cost too
+    minimax = trace(game, "minimax", 7)
+    assert minimax.iterations == [{"depth": 7, "nodes": 7332, "complete": True}]
 
 
 def test_a_finished_game_is_one_answer_and_no_nodes() -> None:

@@ -189,7 +189,7 @@ export function createAnalysisPanel(root, { info, algorithms, levels, styles, on
       "aria-label",
       played ? `The engine’s options before its move (${mover})` : `Score of each ${info.moveNoun} for ${mover}`,
     );
-    parts.legend.textContent = legend(mover, entries.map(([, v]) => v), played, levelLabel);
+    parts.legend.textContent = legend(mover, entries.map(([, v]) => v), played, levelLabel, result.algorithm);
   }
 
   /** The comparison: `rows` are analyses of one position, `busy` while waiting. */
@@ -250,14 +250,16 @@ export function ownSearchNote(result, levelLabel) {
 }
 
 /** What the scores mean, for whom. */
-function legend(mover, values, played, levelLabel = null) {
+export function legend(mover, values, played, levelLabel = null, algorithm = "alphabeta") {
   if (!values.length) return "";
   const parts = [`Scores for ${mover}${played ? ", before its move" : ""}.`];
   // The options are the board's analysis (alpha-beta until exact) whatever the level and
   // the algorithm: the move's own search (above) may have stopped at another depth.
   if (played) {
     const own = levelLabel ? `${levelLabel}’s own search` : "the engine’s own search";
-    parts.push(`They come from the board’s analysis (alpha-beta until exact), not from ${own}, so they may differ from the move’s score and depth.`);
+    parts.push(algorithm === "minimax"
+      ? `They come from the board’s analysis, not from ${own}: the board always searches with alpha-beta until the scores are exact, which gives the values minimax would, with fewer nodes. The move was chosen by minimax, so its score and depth may differ.`
+      : `They come from the board’s analysis (alpha-beta until exact), not from ${own}, so they may differ from the move’s score and depth.`);
   }
   if (values.some((v) => v.exact && v.score !== 0)) {
     parts.push("“Win in N” and “loss in N” count the winner’s moves still to play.");

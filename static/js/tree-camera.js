@@ -52,9 +52,23 @@ export function centerOn(state, id, force = false) {
   const sy = view.y + item.y * view.k;
   const inside = sx > MARGIN && sx < box.width - MARGIN && sy > MARGIN / 2 && sy < box.height - MARGIN;
   if (inside && !force) return;
+  // Keep the rows from the root down to the node in view: zoom out as far as labels stay
+  // readable, then keep the top row in view if the node is then in view too; else the
+  // node a third of the way down.
+  const height = state.scene ? state.scene.layout.height : Infinity; // a row below the last: its labels
+  const fits = (box.height - MARGIN) / height;
+  if (fits < view.k && fits >= smallestZoom(box)) view.k = fits;
+  const top = MARGIN / 2 + 4;
   view.x = box.width / 2 - item.x * view.k;
-  view.y = Math.min(box.height / 3, box.height - MARGIN) - item.y * view.k;
+  view.y = top + item.y * view.k <= box.height - MARGIN
+    ? top
+    : Math.min(box.height / 3, box.height - MARGIN) - item.y * view.k;
   applyCamera(state);
+}
+
+/** The least zoom for a box: below it labels are unreadable (pan instead). @param {DOMRect} box */
+function smallestZoom(box) {
+  return box.width < 600 ? 0.75 : 0.4;
 }
 
 /** Scale the whole drawing into the box (never above natural size). @param {TreeViewState} state */
@@ -64,8 +78,7 @@ export function fitAll(state) {
   const box = state.root.getBoundingClientRect();
   const { width, height } = state.scene.layout;
   const k = Math.min(1, (box.width - MARGIN * 1.5) / (width + COLUMN), (box.height - MARGIN) / (height + 20));
-  const smallest = box.width < 600 ? 0.75 : 0.4; // below this labels are unreadable: pan instead
-  view.k = Math.max(smallest, k);
+  view.k = Math.max(smallestZoom(box), k);
   view.x = MARGIN + COLUMN * view.k + Math.max(0, (box.width - MARGIN * 1.5 - (width + COLUMN) * view.k) / 2);
   view.y = MARGIN / 2 + 4;
   applyCamera(state);

@@ -23,7 +23,7 @@
 
 /** @typedef {{key: string, from: LayoutItem, to: LayoutItem, stub: boolean}} LayoutEdge */
 
-export const COLUMN = 46;
+export const COLUMN = 54; // wide enough for a six-character value label (shortValue) beside another
 export const ROW = 74;
 
 /**

@@ -29,6 +29,12 @@
  * @property {number} [iteration]
  */
 
+/**
+ * One pass of iterative deepening (minimax makes one): its depth, its own nodes (they add
+ * up to the trace's node_count), and whether it finished (a truncated trace's last did not).
+ * @typedef {{depth: number, nodes: number, complete: boolean}} TreePass
+ */
+
 /** A node with its children and the size of its subtree. @typedef {TreeNodeData & {kids: number[], total: number}} TreeNode */
 
 /**
@@ -44,7 +50,7 @@
  * @property {string | null} [best_move]
  * @property {string} [pv]
  * @property {number} [depth] the depth asked for
- * @property {number[]} [iterations] the depths completed
+ * @property {TreePass[]} [iterations] each pass of iterative deepening, its own nodes
  * @property {number} [limit] the node limit
  * @property {number} [node_count]
  * @property {number | null} [root_value]
@@ -153,6 +159,34 @@ export function valueText(/** @type {number | null | undefined} */ value, /** @t
   const sign = value > 0 ? "+" : value < 0 ? "\u2212" : "";
   const prefix = bound === "lower" ? "\u2265" : bound === "upper" ? "\u2264" : "";
   return `${prefix}${sign}${magnitude}`;
+}
+
+/** A node label's value, at most six narrow characters: valueText without an estimate's
+ * leading zero ("+.003", "≤−.021"); the node's title and the details give it whole. */
+export function shortValue(/** @type {number | null | undefined} */ value, /** @type {string | null} */ bound = null) {
+  return valueText(value, bound).replace(/^([≥≤]?[+\u2212]?)0\./, "$1.");
+}
+
+/** The deepest pass that finished, or null. @param {TreePass[] | undefined} passes */
+export function lastComplete(passes) {
+  const done = (passes ?? []).filter((p) => p.complete);
+  return done.length ? done[done.length - 1] : null;
+}
+
+/**
+ * The node counts a student compares: the last pass alone against all passes.
+ * "depth 7 pass: 420 of 1,314 in all 7 iterations (table hits included)"; one pass: "7,332 in one pass".
+ * @param {TreePass[] | undefined} passes
+ * @param {number} total the trace's node_count
+ * @param {(n: number) => string} count how a number is written
+ */
+export function passWords(passes, total, count) {
+  const list = passes ?? [];
+  const last = list[list.length - 1];
+  if (!last) return `${count(total)} nodes`;
+  const own = `depth ${last.depth} pass${last.complete ? "" : " (unfinished)"}: ${count(last.nodes)}`;
+  if (list.length === 1) return own;
+  return `${own}; all ${list.length} iterations with table hits: ${count(total)}`;
 }
 
 /** What a value means for Max, in words. */

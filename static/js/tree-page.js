@@ -4,6 +4,9 @@
 // The step is the id of the last node visited: everything up to it is drawn,
 // values appear as their subtrees finish, and finished subtrees fold into a
 // count unless the whole iteration is small (or the reader opens them).
+// Side by side, one clock drives both panes: at clock t each pane shows its
+// own search's first t + 1 nodes (a node of each per step), and the clock runs
+// until the larger search is done.
 
 import { boardView, createBoard } from "./board-view.js";
 import { readJSON } from "./config.js";
@@ -18,6 +21,7 @@ const SMALL_TREE = 90;
 const SPEEDS = [1, 3, 10, 30, 100, 300];
 
 const request = readJSON("tree-request");
+const limits = readJSON("tree-limits");
 const info = gameInfo(request.game);
 /** The page's element `id` (the template decides its kind: input, button, link...). */
 const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementById(id));
@@ -27,15 +31,29 @@ const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
 
 const state = {
   tree: /** @type {Tree} */ (/** @type {unknown} */ (null)), // loaded by start() before anything is drawn
-  step: 0,
+  clock: 0, // the shared step: both panes show their nodes up to it
+  step: 0, // the main tree's step: the clock, or its last node once it is done
   selected: 0,
   userOpen: new Set(),
   userClosed: new Set(),
   playing: false,
   speed: 10,
   skipped: /** @type {Set<number> | null} */ (null),
-  other: /** @type {{tree: Tree, skipped: Set<number> | null} | null} */ (null), // the compared tree (side by side)
+  other: /** @type {{tree: Tree, skipped: Set<number> | null, label: string} | null} */ (null), // the compared tree (side by side)
 };
+
+/** The clock's last step: the end of the longer search when two are side by side. */
+function lastStep() {
+  const other = state.other ? state.other.tree.nodes.length : 0;
+  return Math.max(state.tree.nodes.length, other) - 1;
+}
+
+/** The page's own URL with a larger node limit (and `hash`, e.g. "#compare" to compare at once). */
+function largerSearch(hash = "") {
+  const query = new URLSearchParams(location.search);
+  query.set("limit", String(limits.max));
+  return `${location.pathname}?${query}${hash}`;
+}
 
 const view = createTreeView($("tree-main"), {
   label: "The search tree, in the order the engine visited it",
@@ -74,7 +92,7 @@ function scene(tree, step, { forMain }) {
   const root = tree.nodes[rootId];
   const small = M.doneAt(root) <= tree.nodes.length && root.total <= SMALL_TREE;
   const open = forMain ? openRule(tree, step, path, small) : (node) =>
-    !otherClosed.has(node.id) && (otherOpen.has(node.id) || small || node.parent === null);
+    !otherClosed.has(node.id) && (otherOpen.has(node.id) || small || node.parent === null || path.has(node.id));
   const pruned = (node) => (node.cut && M.doneAt(node) <= step ? node.pruned : []);
   const layout = layoutTree(tree, rootId, { shown, open, pruned });
   const finished = step >= tree.nodes.length - 1 && !tree.truncated;
@@ -112,6 +130,7 @@ function render({ follow = true } = {}) {
     view.fit(); // a new iteration: its tree from the top
   }
   if (follow) view.center(step);
+  renderOther({ follow });
   renderCounts(drawn.rootId);
   renderIterations(drawn.rootId);
   detailsSoon();
@@ -136,14 +155,19 @@ function detailsSoon() {
 }
 
 function renderCounts(rootId) {
-  const { tree, step } = state;
-  $("step-text").textContent = `Node ${count(step + 1)} of ${count(tree.nodes.length)}`;
+  const { tree, step, clock, selected } = state;
+  // The step counts the clock; the node the details show is named when it is another one
+  // (after "Next cut-off", the cut node, whose search ended at this step).
+  const shown = selected !== step ? ` \u00b7 showing node ${count(selected + 1)}` : "";
+  $("step-text").textContent = `Step ${count(clock + 1)} of ${count(lastStep() + 1)}${shown}`;
   $("count-visited").textContent = count(step + 1);
   $("count-cuts").textContent = count(M.countUpTo(tree.cutSteps, step));
   $("count-hits").textContent = count(M.countUpTo(tree.hitSteps, step));
   $("count-iteration").textContent = `${tree.nodes[rootId].iteration}`;
-  $("step-back").disabled = $("step-start").disabled = step === 0;
-  const atEnd = step >= tree.nodes.length - 1;
+  $("tree-passes").textContent = `Nodes: ${M.passWords(tree.iterations, tree.node_count ?? tree.nodes.length, count)}.`;
+  if (state.other) $("tree-main-counts").textContent = paneCounts(tree, step);
+  $("step-back").disabled = $("step-start").disabled = clock === 0;
+  const atEnd = clock >= lastStep();
   $("step-next").disabled = $("step-end").disabled = atEnd;
   $("step-cut").disabled = M.nextCut(tree, step) === null;
   if (atEnd && state.playing) setPlaying(false);
@@ -220,7 +244,8 @@ function windowWords(node) {
 // -- stepping ---------------------------------------------------------------------------------
 function goTo(/** @type {number} */ step, /** @type {{follow?: boolean, select?: number | null}} */ { follow = true, select = null } = {}) {
   const { tree } = state;
-  state.step = Math.max(0, Math.min(step, tree.nodes.length - 1));
+  state.clock = Math.max(0, Math.min(step, lastStep()));
+  state.step = Math.min(state.clock, tree.nodes.length - 1);
   state.selected = select ?? state.step;
   render({ follow });
   if (!state.playing) announce();
@@ -249,7 +274,7 @@ function setPlaying(on) {
     if (owed >= 1) {
       const steps = Math.floor(owed);
       owed -= steps;
-      goTo(state.step + steps);
+      goTo(state.clock + steps);
     }
     if (state.playing) frame = requestAnimationFrame(tick);
   };
@@ -279,59 +304,83 @@ const otherOpen = new Set();
 const otherClosed = new Set();
 let otherView = null;
 
+const VARIANTS = [
+  { algorithm: "minimax", ordering: "engine", label: "Minimax" },
+  { algorithm: "alphabeta", ordering: "engine", label: "Alpha-beta, engine's order" },
+  { algorithm: "alphabeta", ordering: "natural", label: "Alpha-beta, natural order" },
+];
+
+/** A compared search's row: its label, last pass, all passes, value, move. */
+function compareRow(/** @type {string} */ label, /** @type {Tree} */ t) {
+  const passes = t.iterations ?? [];
+  const last = passes[passes.length - 1];
+  const done = M.lastComplete(passes);
+  // Stopped at the limit: the value and move are a shallower iteration's, if any, and say so.
+  const partial = t.truncated && done ? ` (depth ${done.depth})` : "";
+  const lastPass = last ? `${count(last.nodes)}${last.complete ? "" : "+"} (depth ${last.depth})` : "–";
+  const cells = [label, lastPass, count(t.node_count ?? t.nodes.length) + (t.truncated ? "+ (limit)" : ""),
+    t.root_value === null || t.root_value === undefined ? "–" : M.valueText(t.root_value, "exact") + partial, t.best_move ?? "–"];
+  const tr = document.createElement("tr");
+  cells.forEach((text, j) => {
+    const cell = document.createElement(j === 0 ? "th" : "td");
+    if (j === 0) cell.scope = "row";
+    if (j === 1 || j === 2) cell.className = "num";
+    cell.textContent = text;
+    tr.append(cell);
+  });
+  return tr;
+}
+
+/** The lesson in one line: "depth 7 pass: 420; all 7 iterations with table hits: 1,314; minimax depth 7: 7,332". */
+function lessonWords(/** @type {Tree} */ alphabeta, /** @type {Tree} */ minimax) {
+  const mm = (minimax.iterations ?? [])[0];
+  const mmWords = mm ? `minimax depth ${mm.depth}${mm.complete ? "" : " (stopped at the limit)"}: ${count(mm.nodes)}${mm.complete ? "" : "+"}` : "";
+  return `Alpha-beta ${M.passWords(alphabeta.iterations, alphabeta.node_count ?? alphabeta.nodes.length, count)}; ${mmWords}.`;
+}
+
 async function compare() {
   const button = $("compare-button");
   button.disabled = true;
+  $("compare-raise").hidden = true;
   $("compare-status").textContent = "Searching the same position three ways…";
   try {
-    const variants = [
-      { algorithm: "minimax", ordering: "engine", label: "Minimax" },
-      { algorithm: "alphabeta", ordering: "engine", label: "Alpha-beta, engine's order" },
-      { algorithm: "alphabeta", ordering: "natural", label: "Alpha-beta, natural order" },
-    ];
     const trees = [];
-    for (const v of variants) trees.push(await fetchTree({ algorithm: v.algorithm, ordering: v.ordering }));
+    for (const v of VARIANTS) trees.push(await fetchTree({ algorithm: v.algorithm, ordering: v.ordering }));
     const [minimax, engine] = trees;
     const reached = new Set();
     for (const root of engine.roots) for (const line of M.visitedLines(engine, root)) reached.add(line);
     const skipped = new Set();
     for (const node of minimax.nodes) if (!reached.has(M.movesTo(minimax, node.id))) skipped.add(node.id);
-    $("compare-rows").replaceChildren(...variants.map((v, i) => {
-      const tr = document.createElement("tr");
-      const t = trees[i];
-      // Stopped at the limit: the value and move are a shallower iteration's, if any, and say so.
-      const partial = t.truncated && t.iterations?.length ? ` (depth ${t.iterations[t.iterations.length - 1]})` : "";
-      const cells = [v.label, count(t.node_count) + (t.truncated ? "+ (limit)" : ""),
-        t.root_value === null ? "–" : M.valueText(t.root_value, "exact") + partial, t.best_move ?? "–"];
-      cells.forEach((text, j) => {
-        const cell = document.createElement(j === 0 ? "th" : "td");
-        if (j === 0) cell.scope = "row";
-        if (j === 1) cell.className = "num";
-        cell.textContent = text;
-        tr.append(cell);
-      });
-      return tr;
-    }));
+    $("compare-rows").replaceChildren(...VARIANTS.map((v, i) => compareRow(v.label, trees[i])));
     $("compare-table").hidden = false;
     const total = minimax.nodes.length;
-    $("compare-status").textContent = minimax.truncated
-      ? `Minimax reached the node limit, so the comparison covers its first ${count(total)} nodes. `
-      : "";
-    $("compare-status").textContent +=
-      `Alpha-beta (engine's order) never visited ${count(skipped.size)} of minimax's ${count(total)} nodes: they are struck through in the minimax tree.`;
+    let words = lessonWords(engine, minimax) + " ";
+    if (trees.some((t) => t.truncated)) {
+      words += limits.max > request.limit
+        ? `A search stopped at the node limit (${count(request.limit)}): compare again with a larger limit, or lower the depth. `
+        : "A search stopped at the largest node limit: lower the depth to compare whole searches. ";
+      $("compare-raise").hidden = !(limits.max > request.limit);
+    }
+    words += `Alpha-beta (engine's order) never visited ${count(skipped.size)} of minimax's ${count(total)} nodes: they are struck through in the minimax tree. ` +
+      "Side by side, both panes step together: a node of each per step.";
+    $("compare-status").textContent = words;
     const showMinimax = request.algorithm === "alphabeta";
     if (!showMinimax) state.skipped = skipped;
-    state.other = showMinimax ? { tree: minimax, skipped } : { tree: engine, skipped: null };
-    $("tree-other-title").textContent = showMinimax ? "Minimax, same position and depth" : "Alpha-beta (engine's order), same position and depth";
+    state.other = showMinimax
+      ? { tree: minimax, skipped, label: "Minimax" }
+      : { tree: engine, skipped: null, label: "Alpha-beta, engine's order" };
+    $("tree-other-title").textContent = `${state.other.label}, same position and depth`;
+    $("tree-main-title").textContent = `${showMinimax ? "Alpha-beta" : "Minimax"} (this page's search)`;
     $("tree-panes").classList.add("side-by-side");
     $("tree-other").hidden = false;
+    $("tree-main-head").hidden = false;
     otherView = createTreeView($("tree-other-host"), {
       label: $("tree-other-title").textContent,
       onSelect: (id, how) => { if (how.toggle) toggleOther(id); },
       onToggle: (id) => toggleOther(id),
     });
-    renderOther(true);
-    render({ follow: false });
+    otherRoot = null;
+    goTo(state.clock, { follow: false, select: state.selected });
     view.fit();
   } catch (err) {
     $("compare-status").textContent = err.message;
@@ -340,28 +389,40 @@ async function compare() {
   }
 }
 
-function renderOther(fit = false) {
-  if (!state.other) return;
+/** A pane's counter: "Node 25 of 7,332 · depth 7 pass: 7,332". */
+function paneCounts(/** @type {Tree} */ tree, /** @type {number} */ step) {
+  return `Node ${count(step + 1)} of ${count(tree.nodes.length)} \u00b7 ${M.passWords(tree.iterations, tree.node_count ?? tree.nodes.length, count)}`;
+}
+
+let otherRoot = null;
+
+/** The compared tree at the shared clock (its own last node once it is done). */
+function renderOther({ follow = true } = {}) {
+  if (!state.other || !otherView) return;
   const { tree, skipped } = state.other;
-  const step = tree.nodes.length - 1;
+  const step = Math.min(state.clock, tree.nodes.length - 1);
   const drawn = scene(tree, step, { forMain: false });
-  otherView.draw({ tree, layout: drawn.layout, step, current: -1, selected: -1, best: drawn.best, skipped, moveNoun: info.moveNoun });
-  if (fit) otherView.fit();
+  otherView.draw({ tree, layout: drawn.layout, step, current: step, selected: -1, best: drawn.best, skipped, moveNoun: info.moveNoun });
+  if (drawn.rootId !== otherRoot) {
+    otherRoot = drawn.rootId;
+    otherView.fit();
+  } else if (follow) otherView.center(step);
+  $("tree-other-counts").textContent = paneCounts(tree, step);
 }
 
 function toggleOther(id) {
   const drawn = [.../** @type {NodeListOf<SVGElement>} */ (document.querySelectorAll("#tree-other-host .tree-node"))].find((g) => g.dataset.id === String(id));
   if (drawn && drawn.getAttribute("aria-expanded") === "true") { otherOpen.delete(id); otherClosed.add(id); }
   else { otherClosed.delete(id); otherOpen.add(id); }
-  renderOther();
+  renderOther({ follow: false });
 }
 
 // -- wiring -----------------------------------------------------------------------------------
 function bind() {
   $("step-start").addEventListener("click", () => goTo(0));
-  $("step-back").addEventListener("click", () => goTo(state.step - 1));
-  $("step-next").addEventListener("click", () => goTo(state.step + 1));
-  $("step-end").addEventListener("click", () => goTo(state.tree.nodes.length - 1));
+  $("step-back").addEventListener("click", () => goTo(state.clock - 1));
+  $("step-next").addEventListener("click", () => goTo(state.clock + 1));
+  $("step-end").addEventListener("click", () => goTo(lastStep()));
   $("step-cut").addEventListener("click", () => {
     const next = M.nextCut(state.tree, state.step);
     if (next !== null) goTo(M.doneAt(next), { select: next.id });
@@ -385,9 +446,11 @@ function bind() {
     view.center(target, true);
   });
   $("compare-button").addEventListener("click", compare);
+  $("compare-raise").addEventListener("click", () => location.assign(largerSearch("#compare")));
+  $("raise-limit").addEventListener("click", () => location.assign(largerSearch()));
   document.addEventListener("keydown", (event) => {
     if (/** @type {Element} */ (event.target).closest("input, select, textarea, .tree-svg") || event.ctrlKey || event.metaKey || event.altKey) return;
-    const keys = { n: () => goTo(state.step + 1), b: () => goTo(state.step - 1), c: () => $("step-cut").click(), p: () => setPlaying(!state.playing) };
+    const keys = { n: () => goTo(state.clock + 1), b: () => goTo(state.clock - 1), c: () => $("step-cut").click(), p: () => setPlaying(!state.playing) };
     if (keys[event.key]) { event.preventDefault(); keys[event.key](); }
   });
   reducedMotion.addEventListener?.("change", () => document.body.classList.toggle("reduce-motion", reducedMotion.matches));
@@ -395,7 +458,8 @@ function bind() {
 }
 
 /** What the search found, in words. A trace stopped at the node limit did not finish
- * its last iteration: its move is the deepest completed iteration's, if any, said as such. */
+ * its last iteration: its move is the deepest completed iteration's, if any, said as such.
+ * It says what to do, and the page offers the larger search (a button) if there is one. */
 function summary(tree) {
   const name = tree.algorithm === "minimax" ? "Minimax" : "Alpha-beta";
   const choice = () => `${info.moveNoun} ${tree.best_move} (value ${M.valueText(tree.root_value, "exact")})` +
@@ -404,11 +468,14 @@ function summary(tree) {
     return `${name} visited ${count(tree.node_count)} nodes` + (tree.best_move ? `, chose ${choice()}.` : ".");
   }
   const stopped = `${name} stopped at the node limit (${count(tree.limit)} nodes) before it finished the search to depth ${tree.depth}.`;
-  const deepest = tree.iterations?.length ? tree.iterations[tree.iterations.length - 1] : null;
+  const deepest = M.lastComplete(tree.iterations);
   const found = deepest !== null && tree.best_move
-    ? ` Its deepest completed iteration, depth ${deepest}, chose ${choice()}.`
+    ? ` Its deepest completed iteration, depth ${deepest.depth}, chose ${choice()}.`
     : " No iteration was completed, so it chose no move.";
-  return `${stopped}${found} Raise the limit or lower the depth to see the whole search.`;
+  const todo = limits.max > tree.limit
+    ? ` To see the whole search, search again with up to ${count(limits.max)} nodes, or lower the depth.`
+    : " To see the whole search, lower the depth.";
+  return `${stopped}${found}${todo}`;
 }
 
 async function start() {
@@ -421,8 +488,12 @@ async function start() {
     return;
   }
   $("tree-status").textContent = summary(state.tree);
+  const raise = $("raise-limit");
+  raise.hidden = !(state.tree.truncated && limits.max > request.limit);
+  raise.textContent = `Search again with up to ${count(limits.max)} nodes`;
   document.body.classList.add("tree-loaded");
   goTo(0);
+  if (location.hash === "#compare") compare();
 }
 
 /** @type {any} */ (window).treeExplorer = { state, goTo, setPlaying }; // for tests and the frame-rate script

@@ -4,7 +4,7 @@
 // and the tab order survive a redraw. The camera (tree-camera.js) and the
 // input (tree-events.js) work on the same state.
 
-import { isMax, valueText } from "./tree-model.js";
+import { isMax, shortValue, valueText } from "./tree-model.js";
 import { COLUMN, ROW } from "./tree-layout.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
@@ -175,7 +175,7 @@ function nodeLabel(node, item, scene) {
  */
 function makeNode(item, onSelect) {
   const g = svg("g", { class: "tree-node", role: "button", tabindex: "-1" });
-  g.append(svg("path", { class: "shape" }));
+  g.append(svg("title"), svg("path", { class: "shape" })); // the title: the whole label on hover
   const move = svg("text", { class: "move-text", y: "-20" });
   const value = svg("text", { class: "value-text", y: "30" });
   const side = svg("text", { class: "side-text", y: "4" });
@@ -213,11 +213,13 @@ function updateNode(g, item, scene) {
   g.setAttribute("aria-label", nodeLabel(node, item, scene));
   if (item.collapsed || node.kids.length) g.setAttribute("aria-expanded", String(!item.collapsed));
   else g.removeAttribute("aria-expanded");
-  const [shape, move, side, value, badge, folded] = g.children;
+  const [title, shape, move, side, value, badge, folded] = g.children;
+  title.textContent = g.getAttribute("aria-label");
   shape.setAttribute("d", max ? MAX_SHAPE : MIN_SHAPE);
   move.textContent = node.move === null ? "" : node.move;
   side.textContent = max ? "+" : "\u2212";
-  value.textContent = known ? valueText(node.value, node.bound) : "?";
+  // Abbreviated to fit its column (labels never overlap); the title and the details say it whole.
+  value.textContent = known ? shortValue(node.value, node.bound) : "?";
   badge.textContent = node.tt_hit !== null ? "TT" : known && node.cut ? "\u2702" : "";
   folded.textContent = item.collapsed ? `+${item.hiddenCount}` : "";
 }

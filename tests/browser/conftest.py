@@ -76,3 +76,23 @@ def page(context: BrowserContext) -> Iterator[Page]:
 def screenshots() -> Path:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     return SCREENSHOTS
+
+
+#: The two sizes a page is checked at: a desktop's 1280x800 and a phone's 390x844.
+SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
+
+
+@pytest.fixture(params=sorted(SIZES))
+def sized(request: pytest.FixtureRequest, browser: Browser, base_url: str) -> Iterator[Page]:
+    """A page at each of the two SIZES (the phone's with touch), failing on any script error."""
+    phone = request.param == "phone"
+    context = browser.new_context(
+        base_url=base_url, viewport=SIZES[request.param], is_mobile=phone, has_touch=phone
+    )
+    context.set_default_timeout(TIMEOUT_MS)
+    errors: list[str] = []
+    page = context.new_page()
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield page
+    context.close()
+    assert not errors, f"script errors on the page: {errors}"

@@ -26,11 +26,11 @@ def load(page: Page, url: str) -> None:
 def test_stepping_through_a_tic_tac_toe_tree_shows_each_node_and_the_counts(page: Page) -> None:
     load(page, WIN_NOW + "&algorithm=alphabeta")
     expect(page.locator("#tree-status")).to_contain_text("visited 6 nodes")
-    expect(page.locator("#step-text")).to_have_text("Node 1 of 6")
+    expect(page.locator("#step-text")).to_have_text("Step 1 of 6")
     expect(page.locator("#step-back")).to_be_disabled()
     for shown in range(2, 7):
         page.locator("#step-next").click()
-        expect(page.locator("#step-text")).to_have_text(f"Node {shown} of 6")
+        expect(page.locator("#step-text")).to_have_text(f"Step {shown} of 6")
         expect(page.locator("#count-visited")).to_have_text(str(shown))
         expect(page.locator("#tree-main .tree-node")).to_have_count(shown)
     expect(page.locator("#step-next")).to_be_disabled()
@@ -68,15 +68,15 @@ def test_the_tree_link_opens_the_position_on_the_board(page: Page) -> None:
 def test_minimax_and_alpha_beta_side_by_side(page: Page) -> None:
     load(page, WIN_NOW + "&algorithm=minimax")
     page.locator("#step-end").click()
-    expect(page.locator("#step-text")).to_have_text("Node 162 of 162")
+    expect(page.locator("#step-text")).to_have_text("Step 162 of 162")
     page.locator("#compare-button").click()
     rows = page.locator("#compare-rows tr")
     expect(rows).to_have_count(3)
-    expect(rows.nth(0).locator("td").first).to_have_text("162")
-    expect(rows.nth(1).locator("td").first).to_have_text("6")
+    expect(rows.nth(0).locator("td").nth(1)).to_have_text("162")  # all passes
+    expect(rows.nth(1).locator("td").nth(1)).to_have_text("6")
     expect(page.locator("#compare-status")).to_contain_text("never visited 156 of minimax's 162")
     expect(page.locator("#tree-other")).to_be_visible()
-    expect(page.locator("#tree-other-host .tree-node")).to_have_count(6)
+    expect(page.locator("#tree-other-host .tree-node")).to_have_count(6)  # its last node, at 162
     expect(page.locator("#tree-main .tree-node.skipped").first).to_be_visible()
 
 
@@ -119,7 +119,7 @@ def test_the_keyboard_steps_and_walks_the_tree(page: Page) -> None:
     load(page, WIN_NOW + "&algorithm=minimax")
     page.keyboard.press("n")
     page.keyboard.press("n")
-    expect(page.locator("#step-text")).to_have_text("Node 3 of 162")
+    expect(page.locator("#step-text")).to_have_text("Step 3 of 162")
     page.locator('#tree-main .tree-node[data-id="2"]').focus()  # the root's second child
     page.keyboard.press("ArrowLeft")
     expect(page.locator('#tree-main .tree-node[data-id="1"]')).to_be_focused()
@@ -172,7 +172,7 @@ def test_the_frame_rate_of_stepping_a_5000_node_tree(page: Page) -> None:
     """One node per frame through the first 600 nodes of a 5,000-node tree (minimax from the
     empty tic-tac-toe board, truncated at the limit); printed and kept, never asserted."""
     load(page, "/tree?game=tictactoe&algorithm=minimax&depth=9&limit=5000")
-    expect(page.locator("#step-text")).to_have_text("Node 1 of 5,000")
+    expect(page.locator("#step-text")).to_have_text("Step 1 of 5,000")
     measured = page.evaluate(STEP_FRAMES, 600)
     line = (
         f"tree stepping: {measured['frames']} steps in {measured['seconds']:.2f} s = "

@@ -4,8 +4,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { COLUMN, ROW, countShown, layoutTree } from "../../static/js/tree-layout.js";
 import {
-  bestLine, buildTree, countUpTo, cutReason, doneAt, isMax, movesTo, nextCut, pathTo, rootOf,
-  valueText, valueWords, visitedLines, windowText,
+  bestLine, buildTree, countUpTo, cutReason, doneAt, isMax, lastComplete, movesTo, nextCut, passWords,
+  pathTo, rootOf, shortValue, valueText, valueWords, visitedLines, windowText,
 } from "../../static/js/tree-model.js";
 
 /**
@@ -153,4 +153,34 @@ test("no two nodes overlap in a wide, deep random tree", () => {
     const siblings = layout.edges.filter((e) => e.from === edge.from).map((e) => e.to.x);
     assert.ok(edge.from.x >= Math.min(...siblings) && edge.from.x <= Math.max(...siblings));
   }
+});
+
+test("a node label's value is at most six characters, the leading zero of an estimate cut", () => {
+  assert.equal(shortValue(-0.021, "upper"), "\u2264\u2212.021");
+  assert.equal(shortValue(0.003), "+.003");
+  assert.equal(shortValue(0.5, "lower"), "\u2265+.5");
+  assert.equal(shortValue(18, "lower"), "\u2265+18"); // whole numbers as they are
+  assert.equal(shortValue(0), "0");
+  assert.equal(shortValue(-1), "\u22121");
+  assert.equal(shortValue(null), "?");
+  for (const value of [-0.999, -0.021, 0.001, 0.125, 0.9]) {
+    for (const bound of ["lower", "upper", null]) assert.ok(shortValue(value, bound).length <= 6, `${value} ${bound}`);
+  }
+});
+
+const count = (/** @type {number} */ n) => n.toLocaleString("en-US");
+
+test("the pass counts set the last pass alone beside the total of every iteration", () => {
+  const deepening = [
+    { depth: 1, nodes: 8, complete: true }, { depth: 2, nodes: 26, complete: true },
+    { depth: 7, nodes: 420, complete: true },
+  ];
+  assert.equal(passWords(deepening, 1314, count), "depth 7 pass: 420; all 3 iterations with table hits: 1,314");
+  assert.equal(passWords([{ depth: 7, nodes: 7332, complete: true }], 7332, count), "depth 7 pass: 7,332");
+  const cut = [{ depth: 1, nodes: 8, complete: true }, { depth: 2, nodes: 92, complete: false }];
+  assert.equal(passWords(cut, 100, count), "depth 2 pass (unfinished): 92; all 2 iterations with table hits: 100");
+  assert.equal(passWords([], 0, count), "0 nodes");
+  assert.deepEqual(lastComplete(cut), cut[0]);
+  assert.equal(lastComplete([{ depth: 9, nodes: 100, complete: false }]), null);
+  assert.equal(lastComplete(undefined), null);
 });

@@ -16,7 +16,7 @@ from tests.web.helpers import WAIT, create, make_app, wait_until
 from webapp import protocol
 from webapp.engine.results import Limits
 from webapp.engine.search import search
-from webapp.engine.trace import MAX_LIMIT, trace
+from webapp.engine.trace import DEFAULT_LIMIT, MAX_LIMIT, trace
 from webapp.games import new_game
 from webapp.services.tree import Trees
 from webapp.web.app import close_app, service_of
@@ -34,12 +34,17 @@ def test_a_tree_is_the_engines_search(client: FlaskClient) -> None:
         engine.best_move,
         engine.pv,
     )
-    assert not tree["truncated"] and tree["iterations"] == [1, 2, 3, 4]
+    assert not tree["truncated"] and [p["depth"] for p in tree["iterations"]] == [1, 2, 3, 4]
+    passes = tree["iterations"]
+    assert all(p["complete"] for p in passes)
+    assert sum(p["nodes"] for p in passes) == len(tree["nodes"])
+    for one in passes:  # each pass's own nodes: those of its iteration
+        assert one["nodes"] == sum(1 for n in tree["nodes"] if n["iteration"] == one["depth"])
     assert (tree["game"], tree["moves"], tree["ordering"], tree["limit"]) == (
         "connect4",
         "4453",
         "engine",
-        5000,
+        DEFAULT_LIMIT,
     )
     first = tree["nodes"][0]
     assert set(first) >= {"id", "parent", "move", "depth", "alpha", "beta", "value", "exact"}
@@ -51,8 +56,24 @@ def test_the_limit_truncates_and_the_defaults_apply(client: FlaskClient) -> None
     tree = client.get("/api/tree?game=tictactoe&algorithm=minimax&limit=100").get_json()
     assert tree["truncated"] and tree["node_count"] == len(tree["nodes"]) == 100
     assert tree["depth"] == 9 and tree["root_value"] is None
-    whole = client.get("/api/tree?game=tictactoe&moves=15&algorithm=minimax&limit=8000").get_json()
-    assert not whole["truncated"] and whole["node_count"] == 7332  # the whole tree from there
+    assert sum(p["nodes"] for p in tree["iterations"]) == 100
+    assert tree["iterations"] == [{"depth": 9, "nodes": 100, "complete": False}]
+
+
+@pytest.mark.parametrize(
+    ("query", "nodes"),
+    [
+        ("game=tictactoe&moves=15&algorithm=minimax&depth=7", 7332),  # the whole tree from there
+        ("game=connect4&algorithm=minimax&depth=4", 2801),
+    ],
+)
+def test_the_default_limit_holds_the_suggested_comparisons(
+    client: FlaskClient, query: str, nodes: int
+) -> None:
+    """The explorer's suggested lessons never stop at the default limit (issue 19)."""
+    whole = client.get(f"/api/tree?{query}").get_json()
+    assert not whole["truncated"] and whole["node_count"] == nodes
+    assert whole["iterations"] == [{"depth": whole["depth"], "nodes": nodes, "complete": True}]
 
 
 @pytest.mark.parametrize(

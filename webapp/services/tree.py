@@ -10,7 +10,7 @@ with its asker's other analyses (``owner``, bounded per owner like them),
 never runs on the worker kept for engine moves, and an engine move that finds
 every worker busy preempts it. Its worker's answer is ``Trace.to_dict()``.
 It stays cheap to run: at most ``MAX_LIMIT`` nodes (50,000 pure-Python
-nodes, about 0.5 s of one core; the default 5,000 about 0.05 s), on top of
+nodes, about 0.5 s of one core; the default 10,000 about 0.1 s), on top of
 the per-browser rate limit the web layer applies.
 
 The request waits for its trace ``wait`` seconds (longer than one analysis's
@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from webapp import protocol
-from webapp.engine.game import IllegalMoveError
+from webapp.engine.game import Game, IllegalMoveError
 from webapp.engine.results import ALGORITHMS, Limits
 from webapp.engine.trace import DEFAULT_LIMIT, MAX_LIMIT, ORDERINGS
 from webapp.games import GAMES, new_game
@@ -50,16 +50,18 @@ DEFAULT_DEPTH = {"tictactoe": 9, "connect4": 4}
 MAX_DEPTH = protocol.MAX_DEPTH
 
 
-def tree_request(args: Mapping[str, str]) -> dict[str, Any]:
-    """The checked parameters of a tree request (``game, moves, algorithm, depth,
-    ordering, limit``), or the GameError (400, or 409 for a finished game) saying why not."""
-    unknown = set(args) - {"game", "moves", "algorithm", "depth", "ordering", "limit"}
+def searchable_position(args: Mapping[str, str], known: set[str]) -> tuple[str, str, Game]:
+    """A request's ``game`` and ``moves`` and their position, one still to play (the tree's
+    and the comparison's); or the GameError (400, 409 for a finished game) saying why not."""
+    unknown = set(args) - known
     if unknown:
         raise GameError(protocol.BAD_REQUEST, f"Unknown parameters: {', '.join(sorted(unknown))}.")
     game = args.get("game", "")
     if game not in GAMES:
-        known = ", ".join(sorted(GAMES))
-        raise GameError(protocol.UNKNOWN_GAME, f"Unknown game {game!r} (known: {known}).", 400)
+        known_games = ", ".join(sorted(GAMES))
+        raise GameError(
+            protocol.UNKNOWN_GAME, f"Unknown game {game!r} (known: {known_games}).", 400
+        )
     moves = args.get("moves", "")
     if len(moves) > MAX_MOVES_LENGTH:
         raise GameError(protocol.ILLEGAL_MOVE, "moves must be a string of move digits.")
@@ -69,6 +71,15 @@ def tree_request(args: Mapping[str, str]) -> dict[str, Any]:
         raise GameError(protocol.ILLEGAL_MOVE, f"Bad position: {err}") from None
     if position.is_terminal():
         raise GameError(protocol.GAME_OVER, "The game is over there: there is no search to show.")
+    return game, moves, position
+
+
+def tree_request(args: Mapping[str, str]) -> dict[str, Any]:
+    """The checked parameters of a tree request (``game, moves, algorithm, depth,
+    ordering, limit``), or the GameError (400, or 409 for a finished game) saying why not."""
+    game, moves, _ = searchable_position(
+        args, {"game", "moves", "algorithm", "depth", "ordering", "limit"}
+    )
     algorithm = args.get("algorithm", "alphabeta")
     if algorithm not in ALGORITHMS:
         raise GameError(protocol.BAD_REQUEST, f"algorithm must be one of {', '.join(ALGORITHMS)}.")

@@ -1,4 +1,5 @@
-"""The search-tree explorer: its page (``/tree``) and its data (``GET /api/tree``).
+"""The search-tree explorer: its page (``/tree``) and its data (``GET /api/tree``); and the
+game panel's comparison of the two algorithms on one position (``GET /api/compare``).
 
 The page is a shell: its script reads the same query (``game, moves,
 algorithm, depth``) and asks the API for the nodes, which are traced in the
@@ -16,6 +17,7 @@ from flask import Blueprint, Flask, Response, current_app, jsonify, render_templ
 from webapp import protocol
 from webapp.engine.trace import DEFAULT_LIMIT, MAX_LIMIT
 from webapp.services import GameError
+from webapp.services.compare import Comparisons
 from webapp.services.tree import WAIT_SECONDS, Trees, tree_request
 from webapp.web.admission import admit
 from webapp.web.api import game_error
@@ -35,6 +37,9 @@ DEFAULTS: dict[str, float] = {
 def init_app(app: Flask, pool: Pool) -> None:
     """The traces, in ``pool`` (their results come back through its dispatcher)."""
     app.extensions["lookahead_trees"] = Trees(pool, wait=app.config["TREE_WAIT_SECONDS"])
+    app.extensions["lookahead_comparisons"] = Comparisons(
+        pool, wait=app.config["TREE_WAIT_SECONDS"]
+    )
 
 
 bp.register_error_handler(GameError, game_error)  # the JSON API's errors, Retry-After and all
@@ -49,6 +54,19 @@ def tree_data() -> Response:
         if not may_wait:  # every waiting place is taken: 503 and Retry-After, at once
             raise GameError(protocol.BUSY, "The server is busy drawing trees. Try again soon.")
         response = jsonify(trees.search_tree(request.args, owner=requester()))
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@bp.get("/api/compare")
+def compare_data() -> Response:
+    """Minimax and alpha-beta on one position and depth (``webapp.services.compare``)."""
+    admit("analyse")
+    comparisons: Comparisons = current_app.extensions["lookahead_comparisons"]
+    with waiting_place() as may_wait:
+        if not may_wait:
+            raise GameError(protocol.BUSY, "The server is busy searching. Try again soon.")
+        response = jsonify(comparisons.compare(request.args, owner=requester()))
     response.headers["Cache-Control"] = "no-store"
     return response
 

@@ -1,0 +1,133 @@
+// The engine panel's "same position, same depth" comparison: minimax and
+// alpha-beta on the position before the engine's last move, searched by the
+// server (GET /api/compare) to one depth, each timed by the engine's own clock
+// as the best of its runs. One small table and a sentence.
+//
+// The game's moves and who the engine is are read from the server at the
+// click (never stale), as the tree link does.
+
+import { count, ratio } from "./format.js";
+import { valueText } from "./tree-model.js";
+
+/**
+ * One algorithm's search, as GET /api/compare answers it.
+ * @typedef {{algorithm: string, nodes: number, time_ms: number, runs: number,
+ *   best_move: string, score: number, exact: boolean, depth: number}} CompareRow
+ */
+
+/**
+ * The position before the engine's last move: the moves before it, or null if it has
+ * not moved. The engine moves at even plies when it plays first, odd ones when second.
+ * @param {string} moves
+ * @param {string} enginePlays "first" or "second"
+ * @returns {string | null}
+ */
+export function beforeEngineMove(moves, enginePlays) {
+  const parity = enginePlays === "first" ? 0 : 1;
+  let ply = moves.length - 1;
+  if (ply >= 0 && ply % 2 !== parity) ply -= 1;
+  return ply >= 0 ? moves.slice(0, ply) : null;
+}
+
+/** A search's time: "0.41 ms", "12 ms", "2.41 s". @param {number} ms */
+export function preciseTime(ms) {
+  if (!Number.isFinite(ms)) return "–";
+  if (ms < 10) return `${ms.toFixed(2)} ms`;
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  return `${(ms / 1000).toFixed(2)} s`;
+}
+
+/**
+ * The comparison in one sentence: the same move and value, then what each one cost.
+ * The time is never said to favour the larger search when it does not: when alpha-beta
+ * took longer, the sentence says so and why (its time per node).
+ * @param {CompareRow} minimax
+ * @param {CompareRow} alphabeta
+ * @param {string} moveNoun "cell" or "column"
+ */
+export function compareSentence(minimax, alphabeta, moveNoun) {
+  const same = minimax.best_move === alphabeta.best_move
+    ? `both choose ${moveNoun} ${alphabeta.best_move}`
+    : `they choose ${moveNoun} ${minimax.best_move} and ${moveNoun} ${alphabeta.best_move}, equally good`;
+  const value = minimax.score === alphabeta.score ? `, value ${valueText(alphabeta.score)}` : "";
+  const nodes = ratio(minimax.nodes, alphabeta.nodes);
+  const cost = `Alpha-beta visited ${count(alphabeta.nodes)} nodes in ${preciseTime(alphabeta.time_ms)}; ` +
+    `minimax ${count(minimax.nodes)} in ${preciseTime(minimax.time_ms)}`;
+  const faster = ratio(minimax.time_ms, alphabeta.time_ms);
+  const time = alphabeta.time_ms <= minimax.time_ms
+    ? (faster ? `, ${faster} the time` : "")
+    : ", yet took longer: each of its nodes costs more (move ordering, the table, deepening pass by pass), which only pays off on larger trees";
+  return `To depth ${alphabeta.depth}, ${same}${value}. ${cost}: ${nodes ? `${nodes} the nodes` : "as many nodes"}${time}.`;
+}
+
+/**
+ * The table's rows (algorithm, nodes, best time, time per node, move); the depth, the
+ * same for both, is in the sentence.
+ * @param {CompareRow[]} rows
+ * @param {Record<string, string>} labels
+ */
+export function compareCells(rows, labels) {
+  return rows.map((row) => [
+    labels[row.algorithm] ?? row.algorithm,
+    count(row.nodes),
+    preciseTime(row.time_ms),
+    row.nodes > 0 ? `${((row.time_ms * 1000) / row.nodes).toFixed(2)} µs` : "–",
+    `${row.best_move} (${valueText(row.score)})`,
+  ]);
+}
+
+/** Mount the comparison on the game page (its elements are in game.html). */
+function mount() {
+  const button = /** @type {HTMLButtonElement | null} */ (document.getElementById("same-depth-button"));
+  const table = /** @type {HTMLTableElement | null} */ (document.getElementById("same-depth-table"));
+  const said = document.getElementById("same-depth-summary");
+  if (!button || !table || !said) return;
+  const config = JSON.parse(document.getElementById("config")?.textContent || "{}");
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    said.textContent = "Searching the engine’s last position with both algorithms…";
+    try {
+      const gameId = decodeURIComponent(window.location.pathname.split("/").pop() ?? "");
+      const stateAnswer = await fetch(`/api/games/${encodeURIComponent(gameId)}`);
+      if (!stateAnswer.ok) throw new Error("The game could not be read.");
+      const state = await stateAnswer.json();
+      const moves = beforeEngineMove(state.moves || "", state.settings.engine_plays);
+      if (moves === null) {
+        table.hidden = true;
+        said.textContent = "The engine has not moved yet: compare after its first move.";
+        return;
+      }
+      const query = new URLSearchParams({ game: state.game, moves });
+      const answer = await fetch(`/api/compare?${query}`);
+      const body = await answer.json();
+      if (!answer.ok) throw new Error(body.error?.message || "The comparison failed.");
+      /** @type {CompareRow[]} */
+      const rows = body.results;
+      const tbody = /** @type {HTMLTableSectionElement} */ (table.tBodies[0]);
+      tbody.replaceChildren(...compareCells(rows, config.algorithms ?? {}).map((cells) => {
+        const tr = document.createElement("tr");
+        cells.forEach((text, i) => {
+          const cell = document.createElement(i === 0 ? "th" : "td");
+          if (i === 0) cell.scope = "row";
+          if (i >= 1 && i <= 3) cell.className = "num";
+          cell.textContent = text;
+          tr.append(cell);
+        });
+        return tr;
+      }));
+      table.hidden = false;
+      const [minimax, alphabeta] = rows;
+      const noun = state.game === "connect4" ? "column" : "cell";
+      const where = moves ? `after ${[...moves].join(" ")}` : "the empty board";
+      const runs = Math.min(minimax.runs, alphabeta.runs);
+      said.textContent = `Before the engine’s last move (${where}). ${compareSentence(minimax, alphabeta, noun)} ` +
+        `Times are the engine’s own clock in the search workers, ${runs > 1 ? `the best of ${runs} runs each` : "one run each"}, the two taking turns.`;
+    } catch (error) {
+      said.textContent = error instanceof Error ? error.message : String(error);
+    } finally {
+      button.disabled = false;
+    }
+  });
+}
+
+if (typeof document !== "undefined") mount(); // (imported by the unit tests too)

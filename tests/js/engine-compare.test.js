@@ -1,0 +1,45 @@
+// engine-compare.js: the position before the engine's move, and the comparison in words.
+import "./page-config.js";
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { beforeEngineMove, compareCells, compareSentence, preciseTime } from "../../static/js/engine-compare.js";
+
+test("the position before the engine's last move, whichever side it plays", () => {
+  assert.equal(beforeEngineMove("4453", "second"), "445"); // its moves: plies 2 and 4
+  assert.equal(beforeEngineMove("445", "second"), "4"); // the player is to move
+  assert.equal(beforeEngineMove("4", "second"), null); // it has not moved yet
+  assert.equal(beforeEngineMove("", "first"), null);
+  assert.equal(beforeEngineMove("5", "first"), "");
+  assert.equal(beforeEngineMove("51", "first"), "");
+  assert.equal(beforeEngineMove("513", "first"), "51");
+});
+
+test("times keep their small digits", () => {
+  assert.equal(preciseTime(0.4129), "0.41 ms");
+  assert.equal(preciseTime(12.4), "12 ms");
+  assert.equal(preciseTime(2410), "2.41 s");
+  assert.equal(preciseTime(Number.NaN), "–");
+});
+
+const row = (algorithm, nodes, ms, move = "4") => ({
+  algorithm, nodes, time_ms: ms, runs: 3, best_move: move, score: -0.003, exact: false, depth: 6,
+});
+
+test("the sentence gives the same move and value, and what each one cost", () => {
+  const said = compareSentence(row("minimax", 127053, 17.2), row("alphabeta", 2631, 0.49), "column");
+  assert.equal(said, "To depth 6, both choose column 4, value \u22120.003. " +
+    "Alpha-beta visited 2,631 nodes in 0.49 ms; minimax 127,053 in 17 ms: 48.3× the nodes, 35.1× the time.");
+});
+
+test("a smaller search that took longer is never called faster", () => {
+  const said = compareSentence(row("minimax", 3265, 1.0), row("alphabeta", 846, 3.0, "4"), "column");
+  assert.match(said, /3\.9× the nodes, yet took longer: each of its nodes costs more/);
+  assert.doesNotMatch(said, /× the time/);
+  const tie = compareSentence(row("minimax", 100, 1, "3"), row("alphabeta", 50, 0.5, "7"), "cell");
+  assert.match(tie, /they choose cell 3 and cell 7, equally good/);
+});
+
+test("the table's cells: nodes, best time of its runs, time per node, move", () => {
+  const [cells] = compareCells([row("alphabeta", 2631, 0.49)], { alphabeta: "Alpha-beta" });
+  assert.deepEqual(cells, ["Alpha-beta", "2,631", "0.49 ms", "0.19 µs", "4 (\u22120.003)"]);
+});
