@@ -32,10 +32,10 @@ from typing import Any
 from webapp import protocol
 from webapp.engine.results import Limits
 from webapp.games import new_game
-from webapp.services import split
 from webapp.services.errors import GameError
 from webapp.services.live_scores import PONDER, SCORES, LiveScores
 from webapp.services.locks import Emit, GameLocks, Outbox
+from webapp.services.split import collect as collect_parts
 from webapp.services.state import engine_to_move, game_state, result_of
 from webapp.settings import search_limits
 from webapp.store import GameRecord, GameStore, StoreError, VersionConflict, now
@@ -378,7 +378,7 @@ class Searches:
     ) -> None:
         if self._closing:
             return
-        whole = split.collect(job, result, error)  # a part of a split job waits for the rest
+        whole = collect_parts(job, result, error)  # a part of a split job waits for the rest
         if whole is not None:
             self.live.scores_done(*whole)
 
