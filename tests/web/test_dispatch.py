@@ -92,6 +92,27 @@ def test_settled_hooks_hear_of_every_result_after_its_handler() -> None:
 
 
 # -- off the relay thread, one game at a time ---------------------------------------------
+def test_progress_of_a_kind_without_a_progress_handler_never_reaches_the_executor() -> None:
+    class Counting(SerialExecutor):
+        submitted: ClassVar[list[str]] = []
+
+        def submit(self, key: str, task: Callable[[], None]) -> bool:
+            self.submitted.append(key)
+            return super().submit(key, task)
+
+    executor = Counting(threads=1)
+    dispatch = Dispatcher(executor)
+    heard: list[Any] = []
+    dispatch.register("scores", lambda j, r, e: None, serial=True)
+    dispatch.register("engine", lambda j, r, e: None, lambda j, p: heard.append(p), serial=True)
+    dispatch.on_progress(job(("scores", "g1", None)), {"depth": 1})
+    assert Counting.submitted == []
+    dispatch.on_progress(job(("engine", "g2", None)), {"depth": 1})
+    wait_until(lambda: heard == [{"depth": 1}])
+    assert Counting.submitted == ["g2"]
+    executor.close()
+
+
 def test_an_executor_runs_a_keys_tasks_in_order_one_at_a_time() -> None:
     executor, ran, lock = SerialExecutor(threads=4), [], threading.Lock()
     running, overlapped = [0], []

@@ -366,3 +366,19 @@ def test_a_game_is_watched_while_a_page_has_it_open(app: Flask) -> None:
     assert game_watched(state["id"])
     player.client.disconnect()
     assert not game_watched(state["id"])
+
+
+def test_only_the_engines_searches_and_its_pondering_report_their_depths(
+    games: tuple[GameService, HoldingPool, Sent],
+) -> None:
+    """Scores and analyses go out whole: their workers send no depth by depth progress."""
+    service, pool, _ = games
+    pool.hold.discard("ponder")
+    service.create("connect4", {"level": "perfect"}, LATE_CONNECT4, owner="me")
+    wait_until(lambda: any(job.tag[0] == "ponder" for job in pool.submitted))
+    reported = {job.tag[0]: job.progress for job in pool.submitted}
+    assert reported == {"scores": False, "ponder": True}
+    other = service.create("tictactoe", {"engine_plays": "first"}, owner="me")
+    assert [job.progress for job in pool.submitted if job.tag[0] == "engine"] == [True]
+    service.analyse(other.id, "alphabeta", "sid-1", "me", "me")  # the answer only
+    assert [job.progress for job in pool.submitted if job.tag[0] == "analysis"] == [False]

@@ -354,6 +354,7 @@ class LiveScores:
             seed=self.seed,
             tag=(SCORES, record.id, None),
             priority=priority,
+            progress=False,  # scores go out pass by pass, never depth by depth
             owner=record.seat_hash if owner is None else owner,
             game_id=record.id if game_id is None else game_id,
         )

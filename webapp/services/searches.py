@@ -286,6 +286,7 @@ class Searches:
             priority=priority,
             owner=owner,
             game_id=record.id,
+            progress=False,  # the asker gets the result only
         )
         with self._guard:
             if sid not in self._analyses:

@@ -225,7 +225,7 @@ class Dispatcher:
     # -- the pool's three callbacks -------------------------------------------------------
     def on_progress(self, job: SearchJob, progress: dict[str, Any]) -> None:
         handlers = self.handlers(job)
-        if handlers is not None:
+        if handlers is not None and handlers.progress is not _no_progress:  # else: no hop
             self._call(handlers, job, lambda: handlers.progress(job, progress))
 
     def on_result(self, job: SearchJob, result: dict[str, Any] | None, error: str | None) -> None:
