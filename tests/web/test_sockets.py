@@ -482,3 +482,10 @@ def test_a_full_queue_refuses_moves_and_a_waiting_search_is_told_its_place(
     assert waiter.wait_for(protocol.ENGINE_MOVE)["moves"] == "4"
     wait_until(lambda: not service_of(app).searches.thinking(running["id"]))
     assert player.emit(protocol.MOVE, payload) == {"ok": True}
+
+
+def test_a_clients_events_run_on_its_connection_not_on_a_new_thread_each(app: Flask) -> None:
+    """Socket.IO would start a thread per event by default: one per move, under load
+    hundreds a second. (Made before any test client, which turns this off for itself.)"""
+    assert socketio.server.async_handlers is False
+    assert socketio.server.eio.async_handlers is False

@@ -145,6 +145,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     socketio.init_app(
         app,
         async_mode="threading",
+        # A client's events run in order on its connection's own thread, not on a new
+        # thread each (every handler is quick: none waits for a search).
+        async_handlers=False,
         max_http_buffer_size=app.config["MAX_CONTENT_LENGTH"],
         serializer=SafePacket,  # unreadable packets become one error event, not a traceback
         client_manager=client_manager(redis_url),
