@@ -92,7 +92,9 @@ def test_settled_hooks_hear_of_every_result_after_its_handler() -> None:
 
 
 # -- off the relay thread, one game at a time ---------------------------------------------
-def test_progress_of_a_kind_without_a_progress_handler_never_reaches_the_executor() -> None:
+def test_news_nobody_handles_never_reaches_the_executor() -> None:
+    """Progress or places of a kind without their handler, places past those told."""
+
     class Counting(SerialExecutor):
         submitted: ClassVar[list[str]] = []
 
@@ -105,11 +107,16 @@ def test_progress_of_a_kind_without_a_progress_handler_never_reaches_the_executo
     heard: list[Any] = []
     dispatch.register("scores", lambda j, r, e: None, serial=True)
     dispatch.register("engine", lambda j, r, e: None, lambda j, p: heard.append(p), serial=True)
+    dispatch.register("analysis", lambda j, r, e: None, queued=lambda j, p: heard.append(p),
+                      serial=True, places=3)  # fmt: skip
     dispatch.on_progress(job(("scores", "g1", None)), {"depth": 1})
+    dispatch.on_queued(job(("scores", "g1", None)), 1)
+    dispatch.on_queued(job(("analysis", "g3", "sid")), 4)
     assert Counting.submitted == []
     dispatch.on_progress(job(("engine", "g2", None)), {"depth": 1})
-    wait_until(lambda: heard == [{"depth": 1}])
-    assert Counting.submitted == ["g2"]
+    dispatch.on_queued(job(("analysis", "g3", "sid")), 3)
+    wait_until(lambda: heard == [{"depth": 1}, 3])
+    assert Counting.submitted == ["g2", "g3"]
     executor.close()
 
 

@@ -108,10 +108,13 @@ class Searches:
         self.dispatch = dispatcher_of(pool)
         # A game's news is applied off the pool's relay thread, one at a time (``serial``).
         register = self.dispatch.register
-        register(ENGINE, self._on_engine_result, self._on_progress, self._on_queued, serial=True)
+        told = QUEUED_PLACES_TOLD
+        register(ENGINE, self._on_engine_result, self._on_progress, self._on_queued, serial=True,
+                 places=told)  # fmt: skip
         register(PONDER, self._on_ponder_result, self._on_progress, serial=True)
         register(SCORES, self._on_scores_result, serial=True)
-        register(ANALYSIS, self._on_analysis_result, queued=self._on_queued, serial=True)
+        register(ANALYSIS, self._on_analysis_result, queued=self._on_queued, serial=True,
+                 places=told)  # fmt: skip
 
     # -- questions ----------------------------------------------------------------
     def thinking(self, game_id: str) -> bool:
