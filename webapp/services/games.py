@@ -166,8 +166,7 @@ class GameService:
             if engine_to_move(record) and not self.searches.has_room(record):
                 raise self._busy()
             self.store.create(record)
-            self.searches.try_start_engine(record)
-            self.searches.position_changed(record)
+            self.searches.changed(record, None)  # its state goes with the answer
         return record
 
     def another(
@@ -210,9 +209,7 @@ class GameService:
             if status == "playing" and not self.searches.has_room(record):
                 raise self._busy()
             record = self._save_move(record, move, status, winner, out)
-            self.searches.try_start_engine(record)  # first: it may take the pondered reply
-            self.searches.position_changed(record)
-            self.searches.publish(record, out)
+            self.searches.changed(record, out)
             return record
 
     def undo(self, game_id: object, token: str | None) -> GameRecord:
@@ -228,10 +225,7 @@ class GameService:
             record.preset = min(record.preset, keep)
             record.last_engine_move = None
             self._save(record, *result_of(new_game(record.game, record.moves)), out)
-            self.searches.stop_engine(record.id)
-            self.searches.try_start_engine(record)
-            self.searches.position_changed(record)
-            self.searches.publish(record, out)
+            self.searches.changed(record, out, restart=True)
             return record
 
     def change_settings(self, game_id: object, changes: object, token: str | None) -> GameRecord:
@@ -248,13 +242,9 @@ class GameService:
             )
             record.settings = settings
             self._save(record, record.status, record.winner, out)
-            if search_changed:
-                self.searches.stop_engine(record.id)  # the search under way is moot
-            else:
-                self.searches.follow(record)  # it still holds: tie it to the new version
-            self.searches.try_start_engine(record)
-            self.searches.position_changed(record, again=search_changed)
-            self.searches.publish(record, out)
+            self.searches.changed(
+                record, out, restart=search_changed, follow=not search_changed, again=search_changed
+            )
             return record
 
     def analyse(
@@ -279,9 +269,7 @@ class GameService:
             record = self.store.get(game_id)
             if record is None:
                 return
-            started = self.searches.try_start_engine(record)
-            self.searches.position_changed(record)  # e.g. after a restart: scores afresh
-            if started:
+            if self.searches.changed(record, None):  # e.g. after a restart: scores afresh
                 self.searches.publish(record, out)
 
     def resume(self) -> None:
