@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import socketio as socketio_server
-from flask import Flask
+from flask import Flask, Request, Response
+from flask.sessions import SessionInterface, SessionMixin
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from webapp.services import GameService, retention
@@ -117,6 +118,18 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
+class NoSession(SessionInterface):
+    """Flask's session, never used here (identities have their own signed cookie): not
+    opened for every request and every Socket.IO event (a serializer and a cookie read
+    each time); writing to it raises."""
+
+    def open_session(self, app: Flask, request: Request) -> SessionMixin | None:
+        return None  # Flask then makes a null session
+
+    def save_session(self, app: Flask, session: SessionMixin, response: Response) -> None:
+        return None
+
+
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """A ready Lookahead app: routes, Socket.IO handlers, store, and running search workers.
 
@@ -130,6 +143,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         static_folder=str(root / "static"),
     )
     app.config.update(settings)
+    app.session_interface = NoSession()
     redis_url = app.config["REDIS_URL"]
 
     app.register_blueprint(pages.bp)
