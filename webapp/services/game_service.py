@@ -110,10 +110,9 @@ class GameService:
     # -- reading --------------------------------------------------------------------
     def get(self, game_id: object) -> GameRecord:
         """The game with that id; GameError UNKNOWN_GAME (or BAD_REQUEST) if there is none."""
-        if not isinstance(game_id, str) or not game_id:
-            raise GameError(protocol.BAD_REQUEST, "game_id must be a non-empty string.")
+        game_id = self._game_id(game_id)
         with storage_errors():
-            record = self.store.get(game_id) if len(game_id) <= MAX_ID_LENGTH else None
+            record = self.store.get(game_id)
         if record is None:
             raise GameError(protocol.UNKNOWN_GAME, "There is no game with that id.")
         return record
@@ -192,9 +191,8 @@ class GameService:
         """The human player's move; the engine starts thinking if it is then to move."""
         if not isinstance(move, str) or len(move) != 1:
             raise GameError(protocol.BAD_REQUEST, 'move must be one character, like "4".')
-        record = self.get(game_id)
-        with self._game(record.id) as out:
-            record = self._seated(record.id, token)
+        with self._game(self._game_id(game_id)) as out:
+            record = self._seated(game_id, token)  # read under the lock: as it stands
             self._check_playing(record)
             if to_move(record) != 1 - engine_side(record.settings):
                 raise GameError(protocol.NOT_YOUR_TURN, "It is the engine's turn.")
@@ -214,9 +212,8 @@ class GameService:
 
     def undo(self, game_id: object, token: str | None) -> GameRecord:
         """Take back the human's last move and the engine's reply to it (if made)."""
-        record = self.get(game_id)
-        with self._game(record.id) as out:
-            record = self._seated(record.id, token)
+        with self._game(self._game_id(game_id)) as out:
+            record = self._seated(game_id, token)
             human = 1 - engine_side(record.settings)
             keep = max((i for i in range(len(record.moves)) if i % 2 == human), default=None)
             if keep is None:
@@ -230,9 +227,8 @@ class GameService:
 
     def change_settings(self, game_id: object, changes: object, token: str | None) -> GameRecord:
         """New engine settings, from the engine's next move (a search under way restarts)."""
-        record = self.get(game_id)
-        with self._game(record.id) as out:
-            record = self._seated(record.id, token)
+        with self._game(self._game_id(game_id)) as out:
+            record = self._seated(game_id, token)
             try:
                 settings = merge_settings(changes, record.settings, creating=False)
             except SettingsError as err:
@@ -317,6 +313,16 @@ class GameService:
             self.store.close()
 
     # -- helpers -------------------------------------------------------------------------
+    @staticmethod
+    def _game_id(game_id: object) -> str:
+        """``game_id`` if it may name a game; GameError BAD_REQUEST or UNKNOWN_GAME if not
+        (an action takes the game's lock on it, then reads the game once, under the lock)."""
+        if not isinstance(game_id, str) or not game_id:
+            raise GameError(protocol.BAD_REQUEST, "game_id must be a non-empty string.")
+        if len(game_id) > MAX_ID_LENGTH:
+            raise GameError(protocol.UNKNOWN_GAME, "There is no game with that id.")
+        return game_id
+
     def _seated(self, game_id: object, token: str | None) -> GameRecord:
         record = self.get(game_id)
         if not holds_seat(token, record.seat_hash):
