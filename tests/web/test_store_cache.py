@@ -4,6 +4,7 @@ and never stale: a commit by another connection clears it."""
 
 from __future__ import annotations
 
+import importlib
 import sqlite3
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -12,9 +13,12 @@ from typing import Any
 import pytest
 
 from tests.web.test_store import game_record
-from webapp.store import GameRecord, SQLiteStore, VersionConflict
+from webapp.store import CorruptRecord, GameRecord, SQLiteStore, VersionConflict
 from webapp.store import rows as rows_module
 from webapp.store.rows import RowCache, to_row
+
+#: The module (the package re-exports its function of the same name).
+validate_module = importlib.import_module("webapp.store.validate")
 
 
 @pytest.fixture
@@ -107,3 +111,26 @@ def test_the_cache_keeps_the_most_recently_used_rows_up_to_its_size() -> None:
     cache.put(to_row(game_record("c", version=1)))
     assert len(cache) == 2
     assert cache.get("b") is None and cache.get("a") is not None and cache.get("c") is not None
+
+
+def test_moves_checked_once_are_not_replayed_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A save is often of moves checked just before (the engine's options join its move)."""
+    replays: list[str] = []
+    new_game = validate_module.new_game
+
+    def counted(game: str, moves: str = "") -> Any:
+        replays.append(moves)
+        return new_game(game, moves)
+
+    monkeypatch.setattr(validate_module, "new_game", counted)
+    validate_module._replayed.cache_clear()
+    record = game_record("abc", "4455", version=1)
+    for _ in range(3):
+        validate_module.validate(record)
+    assert replays == ["4455"]
+    record.moves, record.status = "44556", "playing"
+    validate_module.validate(record)
+    assert replays == ["4455", "44556"]
+    record.moves = "4455x"
+    with pytest.raises(CorruptRecord, match="4455x"):  # an illegal move is never kept
+        validate_module.validate(record)
