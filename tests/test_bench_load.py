@@ -45,6 +45,7 @@ def test_a_small_load_run_prints_a_row_per_scenario_and_every_move_is_answered()
     cpu = [line for line in lines if line.strip().startswith("CPU per move:")]
     assert len(cpu) == 2, done.stdout  # one under each scenario
     assert "(4 moves)" in cpu[0] and "(4 moves)" in cpu[1], done.stdout
+    assert all("(each: " in line for line in cpu), done.stdout  # every search process's too
 
 
 @pytest.mark.slow

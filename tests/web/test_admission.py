@@ -4,16 +4,18 @@ Socket.IO packets that cannot be read."""
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from limits import parse
 
 from tests.web.helpers import Listener, create, make_app
 from webapp import protocol
-from webapp.web.admission import DEFAULTS, Admission, RateLimited
+from webapp.web.admission import DEFAULTS, Admission, LocalWindows, RateLimited, windows_at
 from webapp.web.app import close_app
 
 TIGHT = {
@@ -214,3 +216,46 @@ def test_an_unknown_event_gets_a_clear_error(
     answer = player.emit("hack", {"game_id": "x"})
     assert answer["code"] == protocol.BAD_REQUEST and "hack" in answer["message"]
     assert player.wait_for(protocol.ERROR)["code"] == protocol.BAD_REQUEST
+
+
+# -- the in-process windows (memory://) --------------------------------------------------------
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_local_windows_count_a_moving_window_and_say_how_long_to_wait() -> None:
+    clock = Clock()
+    windows = LocalWindows(clock=clock)
+    item = parse("2/minute")
+    assert windows.hit(item, "event", "id", "alice")
+    clock.now += 10
+    assert windows.hit(item, "event", "id", "alice")
+    assert not windows.test(item, "event", "id", "alice")
+    assert not windows.hit(item, "event", "id", "alice")  # refused: not counted
+    assert windows.wait(item, "event", "id", "alice") == pytest.approx(50)
+    assert windows.test(item, "event", "id", "bob")  # every key its own window
+    clock.now += 50  # the first hit leaves the window, the second stays in it
+    assert windows.hit(item, "event", "id", "alice")
+    assert not windows.test(item, "event", "id", "alice")
+
+
+def test_local_windows_keep_a_bounded_number_of_counters_and_start_no_thread() -> None:
+    threads = threading.active_count()
+    windows = LocalWindows(keys=3)
+    item = parse("1/hour")
+    for name in ("a", "b", "c", "d"):
+        assert windows.hit(item, "event", "id", name)
+    assert not windows.test(item, "event", "id", "d")
+    assert windows.test(item, "event", "id", "a")  # the least recently hit was dropped
+    assert threading.active_count() == threads
+
+
+def test_memory_storage_is_counted_in_process_and_redis_in_limits() -> None:
+    assert isinstance(windows_at("memory://"), LocalWindows)
+    assert not isinstance(windows_at("redis://127.0.0.1:1"), LocalWindows)

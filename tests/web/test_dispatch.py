@@ -14,7 +14,7 @@ import pytest
 from tests.web.helpers import WAIT, wait_until
 from webapp import protocol
 from webapp.engine.results import Limits
-from webapp.services.games import GameService
+from webapp.services.game_service import GameService
 from webapp.store import open_store
 from webapp.workers import TRACE, SearchJob, SearchPool
 from webapp.workers.dispatch import Dispatcher, SerialExecutor, dispatcher_of, kind_of
@@ -92,6 +92,34 @@ def test_settled_hooks_hear_of_every_result_after_its_handler() -> None:
 
 
 # -- off the relay thread, one game at a time ---------------------------------------------
+def test_news_nobody_handles_never_reaches_the_executor() -> None:
+    """Progress or places of a kind without their handler, places past those told."""
+
+    class Counting(SerialExecutor):
+        submitted: ClassVar[list[str]] = []
+
+        def submit(self, key: str, task: Callable[[], None]) -> bool:
+            self.submitted.append(key)
+            return super().submit(key, task)
+
+    executor = Counting(threads=1)
+    dispatch = Dispatcher(executor)
+    heard: list[Any] = []
+    dispatch.register("scores", lambda j, r, e: None, serial=True)
+    dispatch.register("engine", lambda j, r, e: None, lambda j, p: heard.append(p), serial=True)
+    dispatch.register("analysis", lambda j, r, e: None, queued=lambda j, p: heard.append(p),
+                      serial=True, places=3)  # fmt: skip
+    dispatch.on_progress(job(("scores", "g1", None)), {"depth": 1})
+    dispatch.on_queued(job(("scores", "g1", None)), 1)
+    dispatch.on_queued(job(("analysis", "g3", "sid")), 4)
+    assert Counting.submitted == []
+    dispatch.on_progress(job(("engine", "g2", None)), {"depth": 1})
+    dispatch.on_queued(job(("analysis", "g3", "sid")), 3)
+    wait_until(lambda: heard == [{"depth": 1}, 3])
+    assert Counting.submitted == ["g2", "g3"]
+    executor.close()
+
+
 def test_an_executor_runs_a_keys_tasks_in_order_one_at_a_time() -> None:
     executor, ran, lock = SerialExecutor(threads=4), [], threading.Lock()
     running, overlapped = [0], []

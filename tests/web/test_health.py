@@ -13,7 +13,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from tests.web.helpers import create
-from webapp.services import games
+from webapp.services import game_service
 from webapp.store import GameStore, SQLiteStore, StoreUnavailable
 from webapp.web.app import service_of
 
@@ -64,8 +64,8 @@ def failing(app: Flask, monkeypatch: pytest.MonkeyPatch) -> tuple[FailingWrites,
     wrapper = FailingWrites(service.store)
     monkeypatch.setattr(service, "store", wrapper)
     clock = Clock()
-    monkeypatch.setattr(games.time, "monotonic", clock)
-    service._store_checked_at = -games.HEALTH_CHECK_SECONDS  # probe at the first request
+    monkeypatch.setattr(game_service.time, "monotonic", clock)
+    service._store_checked_at = -game_service.HEALTH_CHECK_SECONDS  # probe at the first request
     return wrapper, clock
 
 
@@ -77,12 +77,12 @@ def test_healthz_turns_503_with_the_reason_once_writes_fail(
     assert client.get("/healthz").status_code == 200
     store.failing = True
     assert client.post("/api/games", json={"game": "tictactoe"}).status_code == 503
-    clock.now += games.HEALTH_CHECK_SECONDS  # within 5 s of the first failed write
+    clock.now += game_service.HEALTH_CHECK_SECONDS  # within 5 s of the first failed write
     health = client.get("/healthz")
     assert health.status_code == 503
     assert health.get_json()["store"] == "unavailable: save failed: disk I/O error"
     store.failing = False
-    clock.now += games.HEALTH_CHECK_SECONDS
+    clock.now += game_service.HEALTH_CHECK_SECONDS
     assert client.get("/healthz").status_code == 200  # and back once it can write again
 
 
@@ -90,11 +90,11 @@ def test_the_probe_runs_at_most_every_few_seconds(
     client: FlaskClient, failing: tuple[FailingWrites, Clock]
 ) -> None:
     store, clock = failing
-    assert games.HEALTH_CHECK_SECONDS <= 5
+    assert game_service.HEALTH_CHECK_SECONDS <= 5
     for _ in range(20):
         assert client.get("/healthz").status_code == 200
     assert store.probes == 1  # a load balancer polling in a loop costs one write per period
-    clock.now += games.HEALTH_CHECK_SECONDS
+    clock.now += game_service.HEALTH_CHECK_SECONDS
     client.get("/healthz")
     assert store.probes == 2
 

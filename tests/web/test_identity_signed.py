@@ -14,6 +14,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from flask_socketio import SocketIOTestClient
+from itsdangerous import Signer
 
 from tests.web.helpers import Listener, create, make_app
 from webapp import protocol
@@ -178,3 +179,22 @@ def test_the_secret_may_come_from_the_environment(
         assert not (tmp_path / "secret_key").exists()
     finally:
         close_app(app)
+
+
+def test_a_connections_cookie_is_checked_once_for_all_its_events(
+    client: FlaskClient, app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game = create(client)
+    checks: list[str] = []
+    unsign = Signer.unsign
+
+    def counted(self: Signer, value: str | bytes) -> bytes:
+        checks.append("unsign")
+        return unsign(self, value)
+
+    monkeypatch.setattr(Signer, "unsign", counted)
+    player = Listener(socketio.test_client(app, flask_test_client=client))
+    for _ in range(3):
+        assert player.emit(protocol.JOIN, {"game_id": game["id"]})["seat"] == "player"
+    assert len(checks) == 1
+    player.client.disconnect()

@@ -18,8 +18,9 @@ from tests.web.holding_pool import HoldingPool, Sent, pure_python_scores, scores
 from tests.web.test_searches_unit import InstantPool
 from webapp import protocol
 from webapp.services import GameService
+from webapp.services import state as state_module
 from webapp.services.locks import Outbox
-from webapp.store import open_store
+from webapp.store import GameRecord, open_store
 from webapp.web.app import game_watched, socketio
 from webapp.workers import Priority
 
@@ -366,3 +367,43 @@ def test_a_game_is_watched_while_a_page_has_it_open(app: Flask) -> None:
     assert game_watched(state["id"])
     player.client.disconnect()
     assert not game_watched(state["id"])
+
+
+def test_only_the_engines_searches_and_its_pondering_report_their_depths(
+    games: tuple[GameService, HoldingPool, Sent],
+) -> None:
+    """Scores and analyses go out whole: their workers send no depth by depth progress."""
+    service, pool, _ = games
+    pool.hold.discard("ponder")
+    service.create("connect4", {"level": "perfect"}, LATE_CONNECT4, owner="me")
+    wait_until(lambda: any(job.tag[0] == "ponder" for job in pool.submitted))
+    reported = {job.tag[0]: job.progress for job in pool.submitted}
+    assert reported == {"scores": False, "ponder": True}
+    other = service.create("tictactoe", {"engine_plays": "first"}, owner="me")
+    assert [job.progress for job in pool.submitted if job.tag[0] == "engine"] == [True]
+    service.analyse(other.id, "alphabeta", "sid-1", "me", "me")  # the answer only
+    assert [job.progress for job in pool.submitted if job.tag[0] == "analysis"] == [False]
+
+
+def test_a_move_reads_its_game_once_and_replays_it_once(
+    games: tuple[GameService, HoldingPool, Sent], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under the game's lock, once: the read before it (to find the lock) was a second
+    read of every move; the state sent replayed the moves again for the side to move."""
+    service, pool, sent = games
+    pool.hold.add("scores")  # their results read the game too: not now
+    record = service.create("connect4", {"engine_plays": "second"}, "", owner="me")
+    reads: list[str] = []
+    get = service.store.get
+
+    def counted(game_id: str) -> GameRecord | None:
+        reads.append(game_id)
+        return get(game_id)
+
+    monkeypatch.setattr(service.store, "get", counted)
+    replays: list[str] = []
+    monkeypatch.setattr(state_module, "new_game", lambda *a: replays.append("state"), raising=False)
+    service.move(record.id, "4", "me")
+    assert reads == [record.id]
+    assert [p["moves"] for e, p, _ in sent if e == protocol.STATE] == ["4"]
+    assert replays == []

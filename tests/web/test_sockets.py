@@ -10,15 +10,19 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+import flask
 import pytest
 from flask import Flask
+from flask.sessions import NullSession
 from flask.testing import FlaskClient
+from socketio import packet as socketio_packet
 
 from tests.web.conftest import MakeHeld
 from tests.web.helpers import Listener, error_code, seated, stored, wait_until
 from webapp import protocol
 from webapp.games import new_game
 from webapp.web.app import service_of, socketio
+from webapp.web.packets import SafePacket
 
 Start = Callable[..., tuple[dict[str, Any], Listener]]
 Watch = Callable[[str], Listener]
@@ -482,3 +486,34 @@ def test_a_full_queue_refuses_moves_and_a_waiting_search_is_told_its_place(
     assert waiter.wait_for(protocol.ENGINE_MOVE)["moves"] == "4"
     wait_until(lambda: not service_of(app).searches.thinking(running["id"]))
     assert player.emit(protocol.MOVE, payload) == {"ok": True}
+
+
+def test_a_clients_events_run_on_its_connection_not_on_a_new_thread_each(app: Flask) -> None:
+    """Socket.IO would start a thread per event by default: one per move, under load
+    hundreds a second. (Made before any test client, which turns this off for itself.)"""
+    assert socketio.server.async_handlers is False
+    assert socketio.server.eio.async_handlers is False
+
+
+def test_a_payload_sent_is_never_walked_for_binary_parts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """python-socketio looks for bytes in every payload, recursively (a tenth of the web
+    process's CPU under load): ours are JSON, sent as plain events."""
+
+    def walked(data: Any) -> bool:
+        raise AssertionError("the payload was walked")
+
+    monkeypatch.setattr(socketio_packet.Packet, "data_is_binary", walked)
+    payload = {
+        "game_id": "g",
+        "move_scores": {str(m): {"score": m, "exact": True} for m in range(7)},
+    }
+    sent = SafePacket(socketio_packet.EVENT, data=[protocol.STATE, payload])
+    assert sent.packet_type == socketio_packet.EVENT
+    assert sent.encode().startswith(str(socketio_packet.EVENT))
+
+
+def test_flasks_session_is_never_opened(app: Flask) -> None:
+    """Identities have their own cookie: Flask's session (a serializer and a cookie read
+    for every request and every Socket.IO event) is a null one."""
+    with app.test_request_context("/", headers={"Cookie": "session=anything"}):
+        assert isinstance(flask.session, NullSession)

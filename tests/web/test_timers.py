@@ -7,7 +7,7 @@ import threading
 from typing import Any
 
 from tests.web.helpers import WAIT, wait_until
-from webapp.services.games import GameService
+from webapp.services.game_service import GameService
 from webapp.store import open_store
 from webapp.workers import PoolBusy, SearchJob
 from webapp.workers.timers import Timers

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -88,6 +89,16 @@ def test_progress_is_relayed_per_depth(pools: Pools) -> None:
     pools.recorder.result(job_id)
     depths = [progress["depth"] for seen, progress in pools.recorder.progress if seen == job_id]
     assert depths == [1, 2, 3]
+
+
+def test_a_job_nobody_follows_sends_no_progress(pools: Pools) -> None:
+    pool = pools(1)
+    quiet = pool.submit(replace(job("q", "steps"), progress=False))
+    loud = pool.submit(job("p", "steps"))
+    pools.recorder.result(quiet)
+    pools.recorder.result(loud)
+    assert not [seen for seen, _ in pools.recorder.progress if seen == quiet]
+    assert [seen for seen, _ in pools.recorder.progress if seen == loud]  # the same search
 
 
 def test_cancelling_stops_the_search_inside_the_worker(pools: Pools) -> None:

@@ -7,7 +7,7 @@ the ``engine_move`` for the position after it) p50/p95/max, refusals
 (``busy``), errors by code, timeouts, disconnects, and the latency of a plain
 page fetch (GET / every 200 ms) meanwhile. Under each scenario of a server
 started here (one web process), the CPU per move sent of the web process and
-of the search processes (from ``/proc/PID/stat``).
+of the search processes, together and each (from ``/proc/PID/stat``).
 
 Scenarios (``--scenario``, comma-separated, or ``all``, in this order):
 
@@ -141,23 +141,30 @@ def print_outcome(outcome: Outcome) -> None:
               flush=True)  # fmt: skip
 
 
-def cpu_of(pid: int | None) -> tuple[float, float]:
-    """CPU seconds so far of the web process below ``pid`` and of its search processes."""
+def cpu_of(pid: int | None) -> tuple[float, dict[int, float]]:
+    """CPU seconds so far of the web process below ``pid`` and of each of its search
+    processes (by pid)."""
     if pid is None:
-        return math.nan, math.nan
+        return math.nan, {}
     web, searches = server_processes(pid)
-    return cpu_seconds(web), sum(cpu_seconds(each) for each in searches)
+    return cpu_seconds(web), {each: cpu_seconds(each) for each in searches}
 
 
 def print_cpu(
-    pid: int | None, before: tuple[float, float], after: tuple[float, float], moves: int
+    pid: int | None,
+    before: tuple[float, dict[int, float]],
+    after: tuple[float, dict[int, float]],
+    moves: int,
 ) -> None:
-    """The scenario's CPU per move sent: the web process's, the search processes' (all)."""
+    """The scenario's CPU per move sent: the web process's, the search processes' (all,
+    then each; a process started meanwhile counts from zero)."""
     if pid is None or moves == 0:
         return  # a server elsewhere (or several web processes): not read
-    web, searches = ((a - b) * 1000 / moves for a, b in zip(after, before, strict=True))
-    print(f"  CPU per move: web process {web:.2f} ms, search processes {searches:.2f} ms "
-          f"({moves} moves)", flush=True)  # fmt: skip
+    web = (after[0] - before[0]) * 1000 / moves
+    each = [(now - before[1].get(p, 0.0)) * 1000 / moves for p, now in sorted(after[1].items())]
+    split = ", ".join(f"{ms_each:.2f}" for ms_each in each) or "-"
+    print(f"  CPU per move: web process {web:.2f} ms, search processes {sum(each):.2f} ms "
+          f"(each: {split}) ({moves} moves)", flush=True)  # fmt: skip
 
 
 # -- running ---------------------------------------------------------------------------

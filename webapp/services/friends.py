@@ -42,7 +42,7 @@ from webapp.engine.game import IllegalMoveError
 from webapp.games import new_game
 from webapp.services.clock import Clock, ClockError
 from webapp.services.errors import GameError
-from webapp.services.games import GameService, storage_errors
+from webapp.services.game_service import GameService, storage_errors
 from webapp.services.locks import Outbox
 from webapp.services.positions import preview
 from webapp.services.seats import holds_seat, new_game_id, token_hash

@@ -43,8 +43,9 @@ from typing import Any
 from webapp import protocol
 from webapp.engine.search import Limits
 from webapp.games import new_game
-from webapp.services import split
 from webapp.services.locks import Emit, GameLocks, Outbox
+from webapp.services.split import cancel as cancel_parts
+from webapp.services.split import submit as submit_parts
 from webapp.settings import analysis_limits, engine_side
 from webapp.store import GameRecord
 from webapp.workers import Pool, PoolBusy, Priority, SearchJob
@@ -215,7 +216,7 @@ class LiveScores:
                     old.last_pass = old.last_pass or not playing
                     self._options[record.id] = old
             else:
-                split.cancel(self.pool, old.job)
+                cancel_parts(self.pool, old.job)
                 if options and record.moves != old.moves and playing:  # after the player's
                     self._park_options(old)
         if pondering is not None:
@@ -256,7 +257,7 @@ class LiveScores:
             job = self._job(options.record, limits, Priority.ANALYSIS, owner="", game_id="")
             options.job, options.last_pass = job, True  # set under the guard: a stop sees it
         try:
-            split.submit(self.pool, job)
+            submit_parts(self.pool, job)
         except PoolBusy:  # display work: skipped under load
             with self._guard:
                 if self._options.get(game_id) is options:
@@ -267,7 +268,7 @@ class LiveScores:
         with self._guard:
             options = self._options.pop(game_id, None)
         if options is not None and options.job is not None:
-            split.cancel(self.pool, options.job)
+            cancel_parts(self.pool, options.job)
 
     def stop(self, game_id: str) -> None:
         """Forget the game's scores and pondering (a new game, or the player left it)."""
@@ -283,7 +284,7 @@ class LiveScores:
         ]
         for job in jobs:
             if job is not None:
-                split.cancel(self.pool, job)
+                cancel_parts(self.pool, job)
 
     def _forget_idle(self, but: str) -> None:
         """Forget the games idle past ``idle_seconds`` that no page watches (their scores,
@@ -320,7 +321,7 @@ class LiveScores:
             for job in (None if pondering is None else pondering.job,
                         None if options is None else options.job):  # fmt: skip
                 if job is not None:
-                    split.cancel(self.pool, job)
+                    cancel_parts(self.pool, job)
 
     def sizes(self) -> dict[str, int]:
         """How many games each map holds (the tests watch them for leaks)."""
@@ -353,6 +354,7 @@ class LiveScores:
             seed=self.seed,
             tag=(SCORES, record.id, None),
             priority=priority,
+            progress=False,  # scores go out pass by pass, never depth by depth
             owner=record.seat_hash if owner is None else owner,
             game_id=record.id if game_id is None else game_id,
         )
@@ -365,7 +367,7 @@ class LiveScores:
                 return
             scoring.job, scoring.last_pass = job, last_pass
         try:
-            split.submit(self.pool, job)  # in parts when free workers can share it
+            submit_parts(self.pool, job)  # in parts when free workers can share it
         except PoolBusy:  # display work: skipped under load
             with self._guard:
                 if scoring.job is job:

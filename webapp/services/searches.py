@@ -17,8 +17,15 @@ it, and a result for another version is dropped. A failed engine search is
 tried again at once, then reported and tried again after a growing delay, so
 a game never rests with the engine to move and nothing on the way.
 
-Callbacks run on the pool's relay thread. They take the game's lock to apply
-a result and send what they have to say after letting it go.
+A move's walk, top to bottom: ``GameService.move`` checks the move and stores it
+(compare-and-set), then ``changed`` here schedules everything that follows, in
+order (the engine's reply, the new position's scores, pondering) and tells the
+room. Each job's news comes back through the pool's dispatcher, by job kind,
+registered once in ``__init__`` (``ENGINE``, ``PONDER``, ``SCORES``,
+``ANALYSIS``); it is applied off the relay thread, one at a time per game,
+under the game's lock, and what it has to say is sent after letting it go. An
+engine result is applied by ``_apply_engine_result``: stored, then ``changed``
+again for the position after it.
 """
 
 from __future__ import annotations
@@ -32,10 +39,10 @@ from typing import Any
 from webapp import protocol
 from webapp.engine.results import Limits
 from webapp.games import new_game
-from webapp.services import split
 from webapp.services.errors import GameError
 from webapp.services.live_scores import PONDER, SCORES, LiveScores
 from webapp.services.locks import Emit, GameLocks, Outbox
+from webapp.services.split import collect as collect_parts
 from webapp.services.state import engine_to_move, game_state, result_of
 from webapp.settings import search_limits
 from webapp.store import GameRecord, GameStore, StoreError, VersionConflict, now
@@ -108,10 +115,13 @@ class Searches:
         self.dispatch = dispatcher_of(pool)
         # A game's news is applied off the pool's relay thread, one at a time (``serial``).
         register = self.dispatch.register
-        register(ENGINE, self._on_engine_result, self._on_progress, self._on_queued, serial=True)
+        told = QUEUED_PLACES_TOLD
+        register(ENGINE, self._on_engine_result, self._on_progress, self._on_queued, serial=True,
+                 places=told)  # fmt: skip
         register(PONDER, self._on_ponder_result, self._on_progress, serial=True)
         register(SCORES, self._on_scores_result, serial=True)
-        register(ANALYSIS, self._on_analysis_result, queued=self._on_queued, serial=True)
+        register(ANALYSIS, self._on_analysis_result, queued=self._on_queued, serial=True,
+                 places=told)  # fmt: skip
 
     # -- questions ----------------------------------------------------------------
     def thinking(self, game_id: str) -> bool:
@@ -148,6 +158,38 @@ class Searches:
         return game_state(
             record, self.thinking(record.id), self.live.current(record.id, record.moves)
         )
+
+    def changed(
+        self,
+        record: GameRecord,
+        out: Outbox | None,
+        *,
+        restart: bool = False,
+        follow: bool = False,
+        again: bool = False,
+    ) -> bool:
+        """The game is ``record`` now (created, moved, taken back, new settings, its engine's
+        move applied): everything that schedules, in order; True if the engine started.
+
+        1. The engine's search under way: ``restart``, it is moot (an undo, new search
+           settings); ``follow``, it still holds and is tied to the new version (settings
+           it does not care about).
+        2. The engine's reply, if it is to move (first: it may take the pondered reply).
+        3. The scores of the position for the side to move, then pondering
+           (``live_scores``); ``again``: afresh, the position unchanged (a new level).
+        4. The room hears the game's state (``out``; None: nobody to tell yet).
+
+        The caller holds the game's lock.
+        """
+        if restart:
+            self.stop_engine(record.id)
+        elif follow:
+            self.follow(record)
+        started = self.try_start_engine(record)
+        self.position_changed(record, again)
+        if out is not None:
+            self.publish(record, out)
+        return started
 
     def position_changed(self, record: GameRecord, again: bool = False) -> None:
         """The game's position is ``record.moves`` now: score it for the side to move.
@@ -286,6 +328,7 @@ class Searches:
             priority=priority,
             owner=owner,
             game_id=record.id,
+            progress=False,  # the asker gets the result only
         )
         with self._guard:
             if sid not in self._analyses:
@@ -378,7 +421,7 @@ class Searches:
     ) -> None:
         if self._closing:
             return
-        whole = split.collect(job, result, error)  # a part of a split job waits for the rest
+        whole = collect_parts(job, result, error)  # a part of a split job waits for the rest
         if whole is not None:
             self.live.scores_done(*whole)
 
@@ -482,8 +525,7 @@ class Searches:
             return
         with self._guard:
             self._engine.pop(game_id, None)
-        self.position_changed(record)  # before publishing: its state carries no stale scores
-        self.publish(record, out)
+        self.changed(record, out)  # its state carries the new position's scores, none stale
         out.send(protocol.ENGINE_MOVE, payload, game_id)
 
     def _failed(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -71,6 +72,14 @@ def to_row(record: GameRecord) -> tuple[Any, ...]:
 
 def from_row(row: Sequence[Any]) -> GameRecord:
     """The validated record of a row in ``COLUMNS`` order; ``CorruptRecord`` if it fails."""
+    record = decoded(row)
+    validate(record)
+    return record
+
+
+def decoded(row: Sequence[Any]) -> GameRecord:
+    """The record of a row in ``COLUMNS`` order, its JSON decoded but not validated: for a
+    row validated already (``RowCache``); ``CorruptRecord`` if its JSON cannot be read."""
     (game_id, game, moves, settings, seat_hash, status, winner, last, created, updated, version,
      preset, friend) = row  # fmt: skip
     name = game_id if isinstance(game_id, str) else repr(game_id)
@@ -89,7 +98,6 @@ def from_row(row: Sequence[Any]) -> GameRecord:
         preset=preset,
         friend=None if friend is None else _json(name, "friend", friend),
     )
-    validate(record)
     return record
 
 
@@ -109,6 +117,43 @@ def update_values(record: GameRecord) -> list[Any]:
     validate(stored)
     row = dict(zip(COLUMNS, to_row(stored), strict=True))
     return [row[name] for name in UPDATED] + [record.id, record.version]
+
+
+class RowCache:
+    """The last rows this process read or wrote, by game id, validated: a hot game is read
+    without decoding and validating it again (its moves replayed) at every look.
+
+    A backend keeps it only while it knows the rows are current (SQLite: no other
+    connection has committed since, ``PRAGMA data_version``), and clears it otherwise.
+    At most ``size`` rows, the least recently used dropped first.
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._rows: OrderedDict[str, tuple[Any, ...]] = OrderedDict()
+
+    def get(self, game_id: str) -> tuple[Any, ...] | None:
+        row = self._rows.get(game_id)
+        if row is not None:
+            self._rows.move_to_end(game_id)
+        return row
+
+    def put(self, row: Sequence[Any]) -> None:
+        """Keep ``row`` (in ``COLUMNS`` order, validated) as its game's current row."""
+        game_id = row[0]
+        self._rows[game_id] = tuple(row)
+        self._rows.move_to_end(game_id)
+        if len(self._rows) > self.size:
+            self._rows.popitem(last=False)
+
+    def drop(self, game_id: str) -> None:
+        self._rows.pop(game_id, None)
+
+    def clear(self) -> None:
+        self._rows.clear()
+
+    def __len__(self) -> int:
+        return len(self._rows)
 
 
 def loaded(row: Sequence[Any]) -> GameRecord:

@@ -6,6 +6,11 @@ anything is read and two stores on one file (two processes) serialise their
 compare-and-set saves. The file is in WAL mode: readers never wait for the
 writer. Every ``sqlite3`` error becomes ``StoreUnavailable``, logged with the
 operation and the cause.
+
+``get`` keeps the rows it read or wrote (``RowCache``) and hands a hot game out
+without reading, decoding and validating it again, for as long as no other
+connection (another process, a hand edit) has committed to the file: SQLite's
+``PRAGMA data_version`` changes then, and the cache is cleared.
 """
 
 from __future__ import annotations
@@ -27,7 +32,16 @@ from webapp.store.errors import (
 )
 from webapp.store.migrations import Migration, pending
 from webapp.store.record import GameRecord, utc_iso
-from webapp.store.rows import COLUMNS, UPDATED, first_valid, loaded, to_row, update_values
+from webapp.store.rows import (
+    COLUMNS,
+    UPDATED,
+    RowCache,
+    decoded,
+    first_valid,
+    loaded,
+    to_row,
+    update_values,
+)
 from webapp.store.validate import validate
 
 log = logging.getLogger(__name__)
@@ -68,6 +82,8 @@ _INSERT = f"INSERT INTO games ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * le
 _UPDATE = (
     f"UPDATE games SET {', '.join(f'{name} = ?' for name in UPDATED)} WHERE id = ? AND version = ?"
 )
+#: Games whose last row ``get`` keeps (``RowCache``): every game in play on a busy server.
+CACHED_GAMES = 4096
 
 
 class SQLiteStore:
@@ -87,6 +103,8 @@ class SQLiteStore:
         in_memory = location == ":memory:"
         given_uri = location.startswith("file:")  # SQLite's own URI (e.g. "file:x.db?mode=ro")
         self._lock = threading.Lock()
+        self._cache = RowCache(CACHED_GAMES)
+        self._data_version: int | None = None  # PRAGMA data_version the cache holds for
         try:
             if not in_memory and not read_only and not given_uri:
                 Path(location).parent.mkdir(parents=True, exist_ok=True)
@@ -113,6 +131,7 @@ class SQLiteStore:
                 self._migrate()
                 if not read_only:  # a file that cannot be written fails here, not at a move
                     self._write_probe()
+                self._check_cache()
         except BaseException:
             self._db.close()
             raise
@@ -122,23 +141,47 @@ class SQLiteStore:
         validate(stored)
         with self._lock, _guard(f"create {record.id!r}"):
             try:
+                row = to_row(stored)
                 with self._transaction():
-                    self._db.execute(_INSERT, to_row(stored))
+                    self._db.execute(_INSERT, row)
+                self._cache.put(row)
             except sqlite3.IntegrityError as err:  # the primary key: the id is taken
                 raise GameExists(record.id) from err
         record.version = 1
 
     def get(self, game_id: str) -> GameRecord | None:
         with self._lock, _guard(f"get {game_id!r}"):
+            self._check_cache()
+            row = self._cache.get(game_id)
+            if row is not None:
+                return decoded(row)  # validated when it was read or written
             row = self._db.execute(f"{_SELECT} WHERE id = ?", (game_id,)).fetchone()
-        return None if row is None else loaded(row)
+            if row is None:
+                return None
+            record = loaded(row)
+            self._cache.put(row)
+        return record
 
     def save(self, record: GameRecord) -> None:
         values = update_values(record)
-        with self._lock, _guard(f"save {record.id!r}"), self._transaction():
-            if self._db.execute(_UPDATE, values).rowcount != 1:
-                raise VersionConflict(record.id, record.version)
-        record.version += 1
+        with self._lock, _guard(f"save {record.id!r}"):
+            try:
+                with self._transaction():
+                    if self._db.execute(_UPDATE, values).rowcount != 1:
+                        raise VersionConflict(record.id, record.version)
+            except BaseException:
+                self._cache.drop(record.id)
+                raise
+            record.version += 1
+            self._cache.put(to_row(record))
+
+    def _check_cache(self) -> None:
+        """Clear the cache if another connection has committed since it was filled (the
+        lock is held). Commits of this connection leave ``data_version`` as it is."""
+        version = int(self._db.execute("PRAGMA data_version").fetchone()[0])
+        if version != self._data_version:
+            self._cache.clear()
+            self._data_version = version
 
     def playing(self, limit: int) -> list[GameRecord]:
         query = f"{_SELECT} WHERE status = 'playing' ORDER BY updated_at DESC"
@@ -166,6 +209,7 @@ class SQLiteStore:
             gone += self._db.execute(
                 "DELETE FROM games WHERE updated_at < ? AND status != 'playing'", (finished,)
             ).rowcount
+            self._cache.clear()
         return gone
 
     def check(self) -> None:

@@ -8,6 +8,7 @@ refuse that one game while every other game works.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from webapp.engine.game import Game
@@ -27,6 +28,8 @@ FRIEND_ENDS = {
     "agreement": "drawn",
     "aborted": "aborted",
 }
+#: Replayed positions whose result ``replayed`` keeps (a key is a game and its moves).
+REPLAYS_KEPT = 4096
 
 
 def result_of(position: Game) -> tuple[str, int | None]:
@@ -68,15 +71,31 @@ def problem(record: GameRecord) -> str | None:
     ):
         return f"preset is not a count of its moves: {preset!r}"
     try:
-        position = new_game(record.game, record.moves)
+        expected = replayed(record.game, record.moves)
     except ValueError as err:  # UnknownGameError, IllegalMoveError
         return str(err)
     return (
         _settings_problem(record.settings)
         or _friend_problem(record.friend)
-        or _result_problem(record, position)
+        or _result_problem(record, expected)
         or _engine_move_problem(record.last_engine_move)
     )
+
+
+@functools.lru_cache(maxsize=REPLAYS_KEPT)
+def _replayed(game: str, moves: str) -> tuple[str, int | None]:
+    return result_of(new_game(game, moves))
+
+
+def replayed(game: Any, moves: str) -> tuple[str, int | None]:
+    """``result_of`` the position ``moves`` lead to; ValueError if they cannot be played.
+
+    A game's moves are checked at each save and a save is often of moves checked just
+    before (the engine's options join its move): the last ``REPLAYS_KEPT`` are kept.
+    """
+    if not isinstance(game, str):
+        new_game(game, moves)  # raises: no game has that name
+    return _replayed(game, moves)
 
 
 def _settings_problem(settings: Any) -> str | None:
@@ -92,7 +111,7 @@ def _settings_problem(settings: Any) -> str | None:
     return None
 
 
-def _result_problem(record: GameRecord, position: Game) -> str | None:
+def _result_problem(record: GameRecord, expected: tuple[str, int | None]) -> str | None:
     status, winner = record.status, record.winner
     if not isinstance(status, str) or status not in STATUSES:
         return f"status is not one of {', '.join(STATUSES)}: {status!r}"
@@ -104,7 +123,6 @@ def _result_problem(record: GameRecord, position: Game) -> str | None:
         if status != FRIEND_ENDS[end] or (winner in (0, 1)) != decided:
             return f"status {status!r} and winner {winner!r} contradict the end {end!r}"
         return None
-    expected = result_of(position)
     if (status, winner) != expected:
         return f"status {status!r} and winner {winner!r} contradict the moves (expected {expected})"
     return None

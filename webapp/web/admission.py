@@ -8,18 +8,23 @@ cookie nor many browsers behind one address can get past both. The address
 limits are generous enough for a class of 30 behind one school address to
 start their games in the same minute.
 
-The counters live in a ``limits`` storage (Flask-Limiter's backend), chosen by
-the ``RATE_LIMIT_STORAGE`` URI: ``memory://`` for one process, ``redis://...``
-when several processes share the load (left at ``memory://``, it follows
-``REDIS_URL``: processes that share Redis share the counts).
+The counters live where the ``RATE_LIMIT_STORAGE`` URI says: ``memory://`` for
+one process (``LocalWindows``: a few dict and deque operations per check, no
+thread), ``redis://...`` when several processes share the load (a ``limits``
+storage, Flask-Limiter's backend; left at ``memory://``, it follows
+``REDIS_URL``: processes that share Redis share the counts). The ``limits``
+package's own memory storage is not used: it starts a timer thread on every
+hit and sweeps every key each time.
 """
 
 from __future__ import annotations
 
 import math
+import threading
 import time
-from collections.abc import Mapping
-from typing import Any
+from collections import OrderedDict, deque
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
 
 from flask import Flask, current_app, request
 from limits import RateLimitItem, parse
@@ -69,11 +74,93 @@ class RateLimited(GameError):
         self.retry_after = retry_after
 
 
+#: The most counters ``LocalWindows`` keeps (the least recently hit go first).
+LOCAL_KEYS = 100_000
+
+
+class Windows(Protocol):
+    """Moving-window counts: ``test`` (would one more pass?), ``hit`` (count it if it
+    passes), ``wait`` (seconds until one more would pass)."""
+
+    def test(self, item: RateLimitItem, *ids: str) -> bool: ...
+
+    def hit(self, item: RateLimitItem, *ids: str) -> bool: ...
+
+    def wait(self, item: RateLimitItem, *ids: str) -> float: ...
+
+
+class LocalWindows:
+    """Moving windows in this process: per counter the times of its last ``amount`` hits.
+
+    One more hit passes when fewer than ``amount`` hits fall in the window, that is
+    when the oldest kept hit is older than the window (a deque of ``amount`` at
+    most). At most ``keys`` counters, the least recently hit dropped first.
+    """
+
+    def __init__(self, keys: int = LOCAL_KEYS, clock: Callable[[], float] = time.monotonic) -> None:
+        self._keys, self._clock = keys, clock
+        self._lock = threading.Lock()
+        self._hits: OrderedDict[str, deque[float]] = OrderedDict()
+
+    def test(self, item: RateLimitItem, *ids: str) -> bool:
+        with self._lock:
+            return self._wait(item, ids, self._clock()) <= 0
+
+    def hit(self, item: RateLimitItem, *ids: str) -> bool:
+        now = self._clock()
+        with self._lock:
+            if self._wait(item, ids, now) > 0:
+                return False
+            key = item.key_for(*ids)
+            hits = self._hits.get(key)
+            if hits is None:
+                hits = self._hits[key] = deque(maxlen=item.amount)
+                if len(self._hits) > self._keys:
+                    self._hits.popitem(last=False)
+            else:
+                self._hits.move_to_end(key)
+            hits.append(now)
+            return True
+
+    def wait(self, item: RateLimitItem, *ids: str) -> float:
+        with self._lock:
+            return self._wait(item, ids, self._clock())
+
+    def _wait(self, item: RateLimitItem, ids: tuple[str, ...], now: float) -> float:
+        hits = self._hits.get(item.key_for(*ids))
+        if hits is None or len(hits) < item.amount:
+            return 0.0
+        return hits[0] + item.get_expiry() - now
+
+
+class SharedWindows:
+    """Moving windows in a ``limits`` storage (Redis: shared by the processes)."""
+
+    def __init__(self, storage_uri: str) -> None:
+        self.limiter = MovingWindowRateLimiter(storage_from_string(storage_uri))
+
+    def test(self, item: RateLimitItem, *ids: str) -> bool:
+        return self.limiter.test(item, *ids)
+
+    def hit(self, item: RateLimitItem, *ids: str) -> bool:
+        return self.limiter.hit(item, *ids)
+
+    def wait(self, item: RateLimitItem, *ids: str) -> float:
+        return self.limiter.get_window_stats(item, *ids).reset_time - time.time()
+
+
+def windows_at(storage_uri: str) -> Windows:
+    """``LocalWindows`` for ``memory://``, else the ``limits`` storage of the URI."""
+    if storage_uri.split("?", 1)[0] == "memory://":
+        return LocalWindows()
+    return SharedWindows(storage_uri)
+
+
 class Admission:
     """The limits of each kind, checked against one storage."""
 
     def __init__(self, storage_uri: str, limits: dict[str, tuple[str | None, str | None]]) -> None:
-        self.limiter = MovingWindowRateLimiter(storage_from_string(storage_uri))
+        self.limiter = windows_at(storage_uri)
         self.limits: dict[str, tuple[list[RateLimitItem], list[RateLimitItem]]] = {
             kind: (_parse(per_identity), _parse(per_address))
             for kind, (per_identity, per_address) in limits.items()
@@ -92,8 +179,7 @@ class Admission:
                 raise self._refusal(item, kind, scope, key)
 
     def _refusal(self, item: RateLimitItem, kind: str, scope: str, key: str) -> RateLimited:
-        reset = self.limiter.get_window_stats(item, kind, scope, key).reset_time
-        wait = max(1, math.ceil(reset - time.time()))
+        wait = max(1, math.ceil(self.limiter.wait(item, kind, scope, key)))
         who = "this browser" if scope == "id" else "your network address"
         return RateLimited(f"Too many requests from {who}: try again in {wait} s.", wait)
 

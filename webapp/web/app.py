@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import socketio as socketio_server
-from flask import Flask
+from flask import Flask, Request, Response
+from flask.sessions import SessionInterface, SessionMixin
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from webapp.services import GameService, retention
@@ -119,6 +120,18 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
+class NoSession(SessionInterface):
+    """Flask's session, never used here (identities have their own signed cookie): not
+    opened for every request and every Socket.IO event (a serializer and a cookie read
+    each time); writing to it raises."""
+
+    def open_session(self, app: Flask, request: Request) -> SessionMixin | None:
+        return None  # Flask then makes a null session
+
+    def save_session(self, app: Flask, session: SessionMixin, response: Response) -> None:
+        return None
+
+
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """A ready Lookahead app: routes, Socket.IO handlers, store, and running search workers.
 
@@ -132,6 +145,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         static_folder=str(root / "static"),
     )
     app.config.update(settings)
+    app.session_interface = NoSession()
     redis_url = app.config["REDIS_URL"]
 
     app.register_blueprint(pages.bp)
@@ -147,6 +161,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     socketio.init_app(
         app,
         async_mode="threading",
+        # A client's events run in order on its connection's own thread, not on a new
+        # thread each (every handler is quick: none waits for a search).
+        async_handlers=False,
         max_http_buffer_size=app.config["MAX_CONTENT_LENGTH"],
         serializer=SafePacket,  # unreadable packets become one error event, not a traceback
         client_manager=client_manager(redis_url),

@@ -67,6 +67,9 @@ DEFAULTS: dict[str, str | None] = {
 }
 #: Where the request's checked identity is kept (``g``); "": it has none.
 _CHECKED = "identity_checked"
+#: Where the cookie's check is kept for the whole request: every Socket.IO event of a
+#: connection shares its handshake's environ (and cookies), so it is checked once.
+_CARRIED = "lookahead.identity"
 
 
 class IdentityRefused(GameError):
@@ -83,7 +86,10 @@ def identity() -> str | None:
     if given:
         return given
     if _CHECKED not in g:
-        setattr(g, _CHECKED, _carried() or "")
+        carried = request.environ.get(_CARRIED)
+        if carried is None:
+            carried = request.environ[_CARRIED] = _carried() or ""
+        setattr(g, _CHECKED, carried)
     checked: str = g.get(_CHECKED)
     return checked or None
 

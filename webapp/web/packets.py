@@ -36,6 +36,14 @@ class SafePacket(packet.Packet):  # type: ignore[misc]  # python-socketio has no
             return self._malformed()
         return attachments
 
+    @classmethod
+    def data_is_binary(cls, data: Any) -> bool:
+        """Whether ``data`` holds bytes, to be sent as attachments: never, ours is JSON.
+        (python-socketio walks every payload sent to find out, recursively: a tenth of
+        the web process's CPU under load, for states and scores of a few hundred values.)
+        A received binary packet is known by its type, not by this."""
+        return False
+
     def _well_formed(self) -> bool:
         if self.packet_type == packet.EVENT:
             data = self.data

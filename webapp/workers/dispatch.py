@@ -151,6 +151,7 @@ class Handlers:
     progress: ProgressCallback = _no_progress
     queued: QueuedCallback = _no_place
     serial: bool = False
+    places: int | None = None  # ``queued`` hears of places up to this one only
 
 
 def game_of(job: SearchJob) -> str:
@@ -189,13 +190,18 @@ class Dispatcher:
         queued: QueuedCallback = _no_place,
         *,
         serial: bool = False,
+        places: int | None = None,
     ) -> None:
         """Send the news of jobs of ``kind`` to these handlers (once per kind);
-        ``serial``: a game's, applied off the relay thread one at a time."""
+        ``serial``: a game's, applied off the relay thread one at a time; ``places``:
+        ``queued`` hears of places up to this one only (a long queue moving by one
+        changes every job's place: the rest are dropped on the relay thread).
+
+        News nobody handles (no progress or queued handler) is dropped at once."""
         with self._lock:
             if kind in self._handlers:
                 raise ValueError(f"the job kind {kind!r} has its handlers already")
-            self._handlers[kind] = Handlers(result, progress, queued, serial)
+            self._handlers[kind] = Handlers(result, progress, queued, serial, places)
 
     def run_for_game(self, game_id: str, task: Task) -> None:
         """Run ``task`` in turn with the game's news, never on the caller's thread (without
@@ -225,7 +231,7 @@ class Dispatcher:
     # -- the pool's three callbacks -------------------------------------------------------
     def on_progress(self, job: SearchJob, progress: dict[str, Any]) -> None:
         handlers = self.handlers(job)
-        if handlers is not None:
+        if handlers is not None and handlers.progress is not _no_progress:  # else: no hop
             self._call(handlers, job, lambda: handlers.progress(job, progress))
 
     def on_result(self, job: SearchJob, result: dict[str, Any] | None, error: str | None) -> None:
@@ -245,7 +251,11 @@ class Dispatcher:
 
     def on_queued(self, job: SearchJob, place: int) -> None:
         handlers = self.handlers(job)
-        if handlers is not None:
+        if (
+            handlers is not None
+            and handlers.queued is not _no_place
+            and (handlers.places is None or place <= handlers.places)
+        ):
             self._call(handlers, job, lambda: handlers.queued(job, place))
 
     def close(self) -> None:

@@ -43,6 +43,8 @@ class SearchJob:
     A ``TRACE`` job searches to ``limits.depth`` and records at most
     ``limits.nodes`` nodes, in ``ordering`` ("engine" or "natural"); its
     result is ``Trace.to_dict()``. ``move_scores`` is a search's only.
+    ``progress`` False: its worker sends no progress (nobody follows its depths), so
+    a search of many depths is one message, not one per depth.
     """
 
     game: str
@@ -57,6 +59,7 @@ class SearchJob:
     game_id: str = ""
     kind: str = SEARCH  # SEARCH or TRACE (see the module docstring)
     ordering: str = "engine"  # a trace's move ordering
+    progress: bool = True  # its worker reports each depth (``on_progress``)
     id: int = 0  # given by SearchPool.submit
     cancelled: bool = field(default=False, repr=False)  # the caller cancelled it
     dropped: bool = field(default=False, repr=False)  # shed under load (SCORES only)

@@ -210,6 +210,7 @@ def job_payload(
         "limits": asdict(job.limits),
         "seed": job.seed,
         "move_scores": job.move_scores,
+        "progress": job.progress,
         "priority": int(job.priority),
         "owner": job.owner,
         "game_id": job.game_id,
@@ -235,6 +236,7 @@ def job_of(payload: dict[str, Any], tag: Any = None) -> SearchJob:
         game_id=payload["game_id"],
         kind=kind,
         ordering=ordering,
+        progress=bool(payload.get("progress", True)),  # a sender of before: reported
     )
 
 

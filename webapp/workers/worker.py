@@ -87,12 +87,13 @@ class Task(NamedTuple):
     seed: int | None
     move_scores: bool  # a search's
     ordering: str  # a trace's
+    progress: bool = True  # each depth reported
 
     @classmethod
     def of(cls, run_id: int, job: SearchJob) -> Task:
         return cls(
             run_id, job.kind, job.game, job.moves, job.algorithm, job.limits,
-            job.seed, job.move_scores, job.ordering,
+            job.seed, job.move_scores, job.ordering, job.progress,
         )  # fmt: skip
 
 
@@ -216,6 +217,10 @@ def worker_main(
         return
 
 
+def _unreported(progress: Progress | dict[str, Any]) -> None:
+    """The progress of a job nobody follows (``SearchJob.progress`` False): not sent."""
+
+
 class _ServerGone(Exception):
     """Our pipe to the server broke while a search was running."""
 
@@ -238,7 +243,7 @@ def _run(conn: Connection, functions: Functions, task: Task, cancel: RunCancel) 
                 *position,
                 move_scores=task.move_scores,
                 seed=task.seed,
-                progress=relay,
+                progress=relay if task.progress else _unreported,
                 cancel=cancel,
             )
         elif task.kind == TRACE:

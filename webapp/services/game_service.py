@@ -110,10 +110,9 @@ class GameService:
     # -- reading --------------------------------------------------------------------
     def get(self, game_id: object) -> GameRecord:
         """The game with that id; GameError UNKNOWN_GAME (or BAD_REQUEST) if there is none."""
-        if not isinstance(game_id, str) or not game_id:
-            raise GameError(protocol.BAD_REQUEST, "game_id must be a non-empty string.")
+        game_id = self._game_id(game_id)
         with storage_errors():
-            record = self.store.get(game_id) if len(game_id) <= MAX_ID_LENGTH else None
+            record = self.store.get(game_id)
         if record is None:
             raise GameError(protocol.UNKNOWN_GAME, "There is no game with that id.")
         return record
@@ -166,8 +165,7 @@ class GameService:
             if engine_to_move(record) and not self.searches.has_room(record):
                 raise self._busy()
             self.store.create(record)
-            self.searches.try_start_engine(record)
-            self.searches.position_changed(record)
+            self.searches.changed(record, None)  # its state goes with the answer
         return record
 
     def another(
@@ -193,9 +191,8 @@ class GameService:
         """The human player's move; the engine starts thinking if it is then to move."""
         if not isinstance(move, str) or len(move) != 1:
             raise GameError(protocol.BAD_REQUEST, 'move must be one character, like "4".')
-        record = self.get(game_id)
-        with self._game(record.id) as out:
-            record = self._seated(record.id, token)
+        with self._game(self._game_id(game_id)) as out:
+            record = self._seated(game_id, token)  # read under the lock: as it stands
             self._check_playing(record)
             if to_move(record) != 1 - engine_side(record.settings):
                 raise GameError(protocol.NOT_YOUR_TURN, "It is the engine's turn.")
@@ -210,16 +207,13 @@ class GameService:
             if status == "playing" and not self.searches.has_room(record):
                 raise self._busy()
             record = self._save_move(record, move, status, winner, out)
-            self.searches.try_start_engine(record)  # first: it may take the pondered reply
-            self.searches.position_changed(record)
-            self.searches.publish(record, out)
+            self.searches.changed(record, out)
             return record
 
     def undo(self, game_id: object, token: str | None) -> GameRecord:
         """Take back the human's last move and the engine's reply to it (if made)."""
-        record = self.get(game_id)
-        with self._game(record.id) as out:
-            record = self._seated(record.id, token)
+        with self._game(self._game_id(game_id)) as out:
+            record = self._seated(game_id, token)
             human = 1 - engine_side(record.settings)
             keep = max((i for i in range(len(record.moves)) if i % 2 == human), default=None)
             if keep is None:
@@ -228,17 +222,13 @@ class GameService:
             record.preset = min(record.preset, keep)
             record.last_engine_move = None
             self._save(record, *result_of(new_game(record.game, record.moves)), out)
-            self.searches.stop_engine(record.id)
-            self.searches.try_start_engine(record)
-            self.searches.position_changed(record)
-            self.searches.publish(record, out)
+            self.searches.changed(record, out, restart=True)
             return record
 
     def change_settings(self, game_id: object, changes: object, token: str | None) -> GameRecord:
         """New engine settings, from the engine's next move (a search under way restarts)."""
-        record = self.get(game_id)
-        with self._game(record.id) as out:
-            record = self._seated(record.id, token)
+        with self._game(self._game_id(game_id)) as out:
+            record = self._seated(game_id, token)
             try:
                 settings = merge_settings(changes, record.settings, creating=False)
             except SettingsError as err:
@@ -248,13 +238,9 @@ class GameService:
             )
             record.settings = settings
             self._save(record, record.status, record.winner, out)
-            if search_changed:
-                self.searches.stop_engine(record.id)  # the search under way is moot
-            else:
-                self.searches.follow(record)  # it still holds: tie it to the new version
-            self.searches.try_start_engine(record)
-            self.searches.position_changed(record, again=search_changed)
-            self.searches.publish(record, out)
+            self.searches.changed(
+                record, out, restart=search_changed, follow=not search_changed, again=search_changed
+            )
             return record
 
     def analyse(
@@ -279,9 +265,7 @@ class GameService:
             record = self.store.get(game_id)
             if record is None:
                 return
-            started = self.searches.try_start_engine(record)
-            self.searches.position_changed(record)  # e.g. after a restart: scores afresh
-            if started:
+            if self.searches.changed(record, None):  # e.g. after a restart: scores afresh
                 self.searches.publish(record, out)
 
     def resume(self) -> None:
@@ -329,6 +313,16 @@ class GameService:
             self.store.close()
 
     # -- helpers -------------------------------------------------------------------------
+    @staticmethod
+    def _game_id(game_id: object) -> str:
+        """``game_id`` if it may name a game; GameError BAD_REQUEST or UNKNOWN_GAME if not
+        (an action takes the game's lock on it, then reads the game once, under the lock)."""
+        if not isinstance(game_id, str) or not game_id:
+            raise GameError(protocol.BAD_REQUEST, "game_id must be a non-empty string.")
+        if len(game_id) > MAX_ID_LENGTH:
+            raise GameError(protocol.UNKNOWN_GAME, "There is no game with that id.")
+        return game_id
+
     def _seated(self, game_id: object, token: str | None) -> GameRecord:
         record = self.get(game_id)
         if not holds_seat(token, record.seat_hash):
