@@ -18,10 +18,10 @@ from flask import request
 from flask_socketio import ConnectionRefusedError as HandshakeRefused
 from flask_socketio import emit, join_room
 
+import webapp.web.friend_games as friend_games
 from webapp import protocol
 from webapp.services import GameError
 from webapp.services.state import game_url
-from webapp.web import friend_games
 from webapp.web.admission import admit
 from webapp.web.api import next_game, service
 from webapp.web.extensions import socketio
