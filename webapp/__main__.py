@@ -1,7 +1,7 @@
 """Start the server: ``python -m webapp [--host H] [--port P] [--db PATH] [--workers N]``.
 
 ``--redis redis://host:port/0`` shares the rooms, the rate limits and the searches with
-other web processes and search hosts (``python -m webapp.worker``).
+other web processes and search hosts (``python -m webapp.search_host``).
 
 ``python -m webapp prune [--db PATH] [--unfinished-days N] [--finished-days M]``
 deletes the games past their retention once and prints how many (the server
@@ -36,7 +36,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--redis",
         metavar="URL",
         help="redis://host:port/0 shared with other web processes and search hosts "
-        "(`python -m webapp.worker`), which then do the searches (--workers is ignored)",
+        "(`python -m webapp.search_host`), which then do the searches (--workers is ignored)",
     )
     parser.add_argument(
         "--threads",

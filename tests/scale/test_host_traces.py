@@ -19,7 +19,7 @@ from webapp.engine.trace import trace
 from webapp.games import new_game
 from webapp.store import open_store
 from webapp.web.app import close_app, service_of
-from webapp.worker.host import SearchHost
+from webapp.search_host.host import SearchHost
 from webapp.workers.queue_pool import QueuePool
 
 

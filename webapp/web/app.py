@@ -69,7 +69,7 @@ DEFAULTS: dict[str, Any] = {
     "DATABASE_TIMEOUT": 5.0,
     # redis://host:port/0 shared by several web processes: Socket.IO rooms across them
     # (message_queue), the rate limits' counters, and the search queue that search hosts
-    # (`python -m webapp.worker`) take jobs from. None = one process, searches in it.
+    # (`python -m webapp.search_host`) take jobs from. None = one process, searches in it.
     "REDIS_URL": None,  # seconds a write waits for a lock before "storage unavailable"
     "SEARCH_WORKERS": 2,  # search processes = searches at once
     "SEARCH_QUEUE_LIMIT": 2000,  # engine moves that may wait in all (a bound sized from memory)

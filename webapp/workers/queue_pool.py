@@ -2,7 +2,7 @@
 
 A web process started with ``--redis`` hands its searches to the queue
 (``queue.py``) instead of running them itself; search hosts (``python -m
-webapp.worker``) run them. The game service sees the same pool as ever
+webapp.search_host``) run them. The game service sees the same pool as ever
 (submit, cancel, has_room, position, stats, close; ``on_result``), and this is
 what changes behind it:
 

@@ -1,4 +1,4 @@
-"""Run a search host: ``python -m webapp.worker --redis URL --db URL [--concurrency N]``.
+"""Run a search host: ``python -m webapp.search_host --redis URL --db URL [--concurrency N]``.
 
 It searches for the web processes started with the same ``--redis`` and
 ``--db``: engine moves (applied to the games, told to their rooms) and
@@ -21,7 +21,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     from webapp.workers.queue import HEARTBEAT_TIMEOUT
 
     parser = argparse.ArgumentParser(
-        prog="python -m webapp.worker", description=__doc__.split("\n")[0]
+        prog="python -m webapp.search_host", description=__doc__.split("\n")[0]
     )
     parser.add_argument("--redis", required=True, help="the shared Redis: redis://host:port/0")
     parser.add_argument("--db", required=True, help="the games' database: postgresql://...")
@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> None:
     from flask_socketio import SocketIO
 
     from webapp.store import describe, open_store
-    from webapp.worker.host import SearchHost
+    from webapp.search_host.host import SearchHost
 
     args = parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")

@@ -1,4 +1,4 @@
-"""A search host: ``python -m webapp.worker --redis URL --db URL [--concurrency N]``.
+"""A search host: ``python -m webapp.search_host --redis URL --db URL [--concurrency N]``.
 
 Not to be confused with ``webapp.workers`` (the search processes of one machine,
 which a host runs too): this package takes jobs from the shared queue that web
