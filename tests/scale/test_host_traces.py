@@ -17,9 +17,9 @@ import pytest
 from tests.web.helpers import make_app
 from webapp.engine.trace import trace
 from webapp.games import new_game
+from webapp.search_host.host import SearchHost
 from webapp.store import open_store
 from webapp.web.app import close_app, service_of
-from webapp.search_host.host import SearchHost
 from webapp.workers.queue_pool import QueuePool
 
 

@@ -47,8 +47,8 @@ def main(argv: list[str] | None = None) -> None:
     # Imported here: the search processes are spawned and re-import this module.
     from flask_socketio import SocketIO
 
-    from webapp.store import describe, open_store
     from webapp.search_host.host import SearchHost
+    from webapp.store import describe, open_store
 
     args = parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")

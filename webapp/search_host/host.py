@@ -43,11 +43,11 @@ import dramatiq
 import redis
 
 from webapp import protocol
+from webapp.search_host.watch import Watch
 from webapp.services.locks import Emit, GameLocks
 from webapp.services.searches import Searches
 from webapp.services.state import engine_to_move
 from webapp.store import GameStore, StoreError, describe
-from webapp.search_host.watch import Watch
 from webapp.workers import PoolBusy, SearchJob, SearchPool
 from webapp.workers.dispatch import dispatcher_of
 from webapp.workers.pool import DEFAULT_SEARCH
