@@ -1,4 +1,4 @@
-"""The pool's one dispatcher (webapp/workers/dispatch.py): each job's news goes to the
+"""The pool's one dispatcher (webapp/search_pool/dispatch.py): each job's news goes to the
 handlers registered once for its kind, whoever registered first; a game's news is
 applied off the relay thread, in order, and a slow game delays no other."""
 
@@ -14,10 +14,10 @@ import pytest
 from tests.web.helpers import WAIT, wait_until
 from webapp import protocol
 from webapp.engine.results import Limits
+from webapp.search_pool import TRACE, SearchJob, SearchPool
+from webapp.search_pool.dispatch import Dispatcher, SerialExecutor, dispatcher_of, kind_of
 from webapp.services.games import GameService
 from webapp.store import open_store
-from webapp.workers import TRACE, SearchJob, SearchPool
-from webapp.workers.dispatch import Dispatcher, SerialExecutor, dispatcher_of, kind_of
 
 
 class BarePool:

@@ -17,11 +17,11 @@ from tests.web.helpers import Listener, seated, wait_until
 from tests.web.holding_pool import HoldingPool, Sent, pure_python_scores, scores_of, values
 from tests.web.test_searches_unit import InstantPool
 from webapp import protocol
+from webapp.search_pool import Priority
 from webapp.services import GameService
 from webapp.services.locks import Outbox
 from webapp.store import open_store
 from webapp.web.app import game_watched, socketio
-from webapp.workers import Priority
 
 #: A late Connect Four position (28 stones, the first player to move) whose columns differ;
 #: its best columns win, but not at once (so the engine has a reply to ponder).

@@ -1,4 +1,4 @@
-"""Delayed work on one thread (webapp/workers/timers.py): calls in time order, cancelled
+"""Delayed work on one thread (webapp/search_pool/timers.py): calls in time order, cancelled
 ones never run, a failing one ends nothing, and many engine retries start one thread."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ import threading
 from typing import Any
 
 from tests.web.helpers import WAIT, wait_until
+from webapp.search_pool import PoolBusy, SearchJob
+from webapp.search_pool.timers import Timers
 from webapp.services.games import GameService
 from webapp.store import open_store
-from webapp.workers import PoolBusy, SearchJob
-from webapp.workers.timers import Timers
 
 
 class Clock:

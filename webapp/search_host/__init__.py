@@ -1,6 +1,6 @@
 """A search host: ``python -m webapp.search_host --redis URL --db URL [--concurrency N]``.
 
-Not to be confused with ``webapp.workers`` (the search processes of one machine,
+Not to be confused with ``webapp.search_pool`` (the search processes of one machine,
 which a host runs too): this package takes jobs from the shared queue that web
 processes started with ``--redis`` fill, on any machine that reaches Redis and
 the database.

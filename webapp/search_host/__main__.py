@@ -17,8 +17,8 @@ from typing import Any
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    from webapp.workers.pool import DEFAULT_SEARCH
-    from webapp.workers.queue import HEARTBEAT_TIMEOUT
+    from webapp.search_pool.pool import DEFAULT_SEARCH
+    from webapp.search_pool.queue import HEARTBEAT_TIMEOUT
 
     parser = argparse.ArgumentParser(
         prog="python -m webapp.search_host", description=__doc__.split("\n")[0]

@@ -21,6 +21,7 @@ from typing import Any
 from webapp import protocol
 from webapp.engine.game import IllegalMoveError
 from webapp.games import new_game
+from webapp.search_pool import Pool
 from webapp.services.errors import GameError
 from webapp.services.locks import Emit, GameLocks, Outbox
 from webapp.services.positions import preview
@@ -37,7 +38,6 @@ from webapp.store import (
     VersionConflict,
     now,
 )
-from webapp.workers import Pool
 
 log = logging.getLogger(__name__)
 

@@ -13,6 +13,7 @@ from typing import Any
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
 from webapp import protocol
+from webapp.search_pool import Pool
 from webapp.services import GameError, GameService
 from webapp.services.analysis import Analyses, Asker, OverShare
 from webapp.services.positions import preview
@@ -23,7 +24,6 @@ from webapp.web import waiters
 from webapp.web.admission import RateLimited, admit
 from webapp.web.identity import ensure_identity, has_legacy_seat, identity, token_for
 from webapp.web.waiters import waiting_place
-from webapp.workers import Pool
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 

@@ -21,6 +21,10 @@ import socketio as socketio_server
 from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from webapp.search_pool import SearchPool
+from webapp.search_pool.pool import DEFAULT_SEARCH, DEFAULT_TRACE
+from webapp.search_pool.queue_pool import QueuePool
+from webapp.search_pool.supervise import Supervisor
 from webapp.services import GameService, retention
 from webapp.services.retention import RetentionSchedule
 from webapp.services.searches import RETRY_DELAYS
@@ -39,10 +43,6 @@ from webapp.web import (
 )
 from webapp.web.extensions import socketio
 from webapp.web.packets import SafePacket
-from webapp.workers import SearchPool
-from webapp.workers.pool import DEFAULT_SEARCH, DEFAULT_TRACE
-from webapp.workers.queue_pool import QueuePool
-from webapp.workers.supervise import Supervisor
 
 log = logging.getLogger(__name__)
 

@@ -15,6 +15,7 @@ from flask import Blueprint, Flask, Response, current_app, jsonify, render_templ
 
 from webapp import protocol
 from webapp.engine.trace import DEFAULT_LIMIT, MAX_LIMIT
+from webapp.search_pool import Pool
 from webapp.services import GameError
 from webapp.services.tree import WAIT_SECONDS, Trees, tree_request
 from webapp.web.admission import admit
@@ -22,7 +23,6 @@ from webapp.web.api import game_error
 from webapp.web.identity import requester
 from webapp.web.pages import error_page
 from webapp.web.waiters import waiting_place
-from webapp.workers import Pool
 
 bp = Blueprint("tree", __name__)
 

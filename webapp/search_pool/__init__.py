@@ -8,13 +8,13 @@ request's thread.
 * ``slots``      a place for one worker process and its current run
 * ``restarts``   replacing dead workers with backoff; crash-loop detection
 * ``cancel``     the lock-free cancel flag shared with a worker
-* ``worker``     the worker process's main loop (imports nothing from Flask)
+* ``process``    a search process's main loop (imports nothing from Flask)
 * ``pools``      ``Pool``: what the service asks of a pool, this one or the next
 * ``queue``      the shared search queue on Redis: queues, keys, messages
 * ``queue_pool`` ``QueuePool``: ``Pool`` with the searches run by search hosts
 """
 
-from webapp.workers.jobs import (
+from webapp.search_pool.jobs import (
     DROPPED,
     SEARCH,
     TRACE,
@@ -23,8 +23,8 @@ from webapp.workers.jobs import (
     Priority,
     SearchJob,
 )
-from webapp.workers.pool import SearchPool
-from webapp.workers.pools import Pool
+from webapp.search_pool.pool import SearchPool
+from webapp.search_pool.pools import Pool
 
 __all__ = [
     "DROPPED",

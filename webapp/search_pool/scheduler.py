@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections import Counter, deque
 from itertools import chain, zip_longest
 
-from webapp.workers.jobs import Priority, SearchJob
+from webapp.search_pool.jobs import Priority, SearchJob
 
 
 class Lane:

@@ -40,7 +40,7 @@ from dramatiq.brokers.redis import RedisBroker
 
 from webapp.engine.search import Limits
 from webapp.engine.trace import ORDERINGS
-from webapp.workers.jobs import KINDS, SEARCH, Priority, SearchJob
+from webapp.search_pool.jobs import KINDS, SEARCH, Priority, SearchJob
 
 #: The queues, and the Dramatiq actor that takes each one's messages.
 PLAY, ANALYSIS = "play", "analysis"

@@ -45,8 +45,8 @@ from uuid import uuid4
 
 import redis
 
-from webapp.workers.dispatch import Dispatcher, SerialExecutor
-from webapp.workers.jobs import (
+from webapp.search_pool.dispatch import Dispatcher, SerialExecutor
+from webapp.search_pool.jobs import (
     PoolBusy,
     Priority,
     ProgressCallback,
@@ -54,7 +54,7 @@ from webapp.workers.jobs import (
     ResultCallback,
     SearchJob,
 )
-from webapp.workers.queue import (
+from webapp.search_pool.queue import (
     ANALYSIS,
     CLAIM,
     HOST_SECONDS,
