@@ -15,7 +15,7 @@ import pytest
 from tests.web.fake_searches import Pools, job, open_pools
 from tests.web.helpers import wait_until
 from webapp.search_pool import DROPPED, TRACE, PoolBusy, Priority
-from webapp.search_pool.pool import LESSER_NICE
+from webapp.search_pool.local_pool import LESSER_NICE
 from webapp.search_pool.scheduler import Scheduler
 
 ENGINE, SCORES, ANALYSIS = Priority.ENGINE, Priority.SCORES, Priority.ANALYSIS

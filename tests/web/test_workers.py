@@ -19,7 +19,7 @@ from webapp.engine.search import Limits
 from webapp.engine.trace import trace
 from webapp.games import new_game
 from webapp.search_pool import TRACE, PoolBusy, Priority, SearchJob, SearchPool
-from webapp.search_pool.pool import DEFAULT_TRACE
+from webapp.search_pool.local_pool import DEFAULT_TRACE
 
 
 @pytest.fixture

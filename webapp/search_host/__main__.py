@@ -17,7 +17,7 @@ from typing import Any
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    from webapp.search_pool.pool import DEFAULT_SEARCH
+    from webapp.search_pool.local_pool import DEFAULT_SEARCH
     from webapp.search_pool.queue import HEARTBEAT_TIMEOUT
 
     parser = argparse.ArgumentParser(

@@ -46,7 +46,7 @@ from webapp import protocol
 from webapp.search_host.watch import Watch
 from webapp.search_pool import PoolBusy, SearchJob, SearchPool
 from webapp.search_pool.dispatch import dispatcher_of
-from webapp.search_pool.pool import DEFAULT_SEARCH
+from webapp.search_pool.local_pool import DEFAULT_SEARCH
 from webapp.search_pool.queue import (
     ACTORS,
     ANALYSIS,

@@ -22,7 +22,7 @@ from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from webapp.search_pool import SearchPool
-from webapp.search_pool.pool import DEFAULT_SEARCH, DEFAULT_TRACE
+from webapp.search_pool.local_pool import DEFAULT_SEARCH, DEFAULT_TRACE
 from webapp.search_pool.queue_pool import QueuePool
 from webapp.search_pool.supervise import Supervisor
 from webapp.services import GameService, retention
