@@ -23,9 +23,9 @@ from tests.web.holding_pool import (
     values,
 )
 from webapp import protocol
+from webapp.game_settings import analysis_limits
 from webapp.search_pool import Priority
 from webapp.services import GameService
-from webapp.settings import analysis_limits
 
 #: A Connect Four position whose columns differ, solved in well under a second.
 CONNECT4 = "1666425755643557763612254722"

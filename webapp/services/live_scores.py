@@ -42,11 +42,11 @@ from typing import Any
 
 from webapp import protocol
 from webapp.engine.search import Limits
+from webapp.game_settings import analysis_limits, engine_side
 from webapp.games import new_game
 from webapp.search_pool import Pool, PoolBusy, Priority, SearchJob
 from webapp.services import split
 from webapp.services.locks import Emit, GameLocks, Outbox
-from webapp.settings import analysis_limits, engine_side
 from webapp.store import GameRecord
 
 log = logging.getLogger(__name__)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from webapp.game_settings import engine_side
 from webapp.games import new_game
-from webapp.settings import engine_side
 from webapp.store import GameRecord, result_of
 
 __all__ = ["engine_to_move", "game_state", "game_url", "result_of", "to_move"]
