@@ -55,7 +55,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="any setting of webapp.web.app.DEFAULTS (VALUE as JSON, else text), e.g. "
+        help="any setting of webapp.web.config.DEFAULTS (VALUE as JSON, else text), e.g. "
         "--set RATE_LIMIT_CREATE_PER_ADDRESS=600/minute",
     )
     commands = parser.add_subparsers(dest="command", metavar="{prune}")
@@ -90,7 +90,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def settings_of(pairs: list[str]) -> dict[str, object]:
     """``["KEY=VALUE", ...]`` as settings; a key the app does not know is refused."""
-    from webapp.web.app import DEFAULTS
+    from webapp.web.config import DEFAULTS
 
     settings: dict[str, object] = {}
     for pair in pairs:

@@ -13,8 +13,9 @@ from flask.testing import FlaskClient
 
 from tests.web.helpers import Listener, create, make_app
 from webapp import protocol
-from webapp.web.admission import DEFAULTS, Admission, RateLimited
+from webapp.web.admission import Admission, RateLimited
 from webapp.web.app import close_app
+from webapp.web.config import DEFAULTS
 
 TIGHT = {
     "RATE_LIMIT_CREATE_PER_IDENTITY": "2/minute",

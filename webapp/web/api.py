@@ -27,13 +27,6 @@ from webapp.web.waiters import waiting_place
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
-#: Configuration of the analysis endpoints (create_app's DEFAULTS include them).
-DEFAULTS: dict[str, float] = {
-    "ANALYSIS_SECONDS": protocol.MAX_TIME,  # search budget of one /api/analysis position
-    "ANALYSIS_WAIT_SECONDS": 3.0,  # a request waits this long, then answers 202 (ask again)
-    "REVIEW_POSITION_SECONDS": 2.0,  # search budget of each position of a review
-    "REVIEW_WAIT_SECONDS": 10.0,  # a review waits this long in all, then answers what it has
-}
 #: Seconds a client is told to wait before asking again (202, 503, an incomplete review).
 RETRY_SECONDS = 2
 
