@@ -32,7 +32,7 @@ from webapp.search_pool.supervise import Supervisor
 from webapp.services import GameError
 from webapp.services.positions import preview
 from webapp.web.admission import RateLimited, admit
-from webapp.web.api import service
+from webapp.web.common import service
 from webapp.web.identity import ensure_identity, offer_identity, token_for
 
 bp = Blueprint("pages", __name__)

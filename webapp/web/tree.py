@@ -19,7 +19,7 @@ from webapp.search_pool import Pool
 from webapp.services import GameError
 from webapp.services.tree import Trees, tree_request
 from webapp.web.admission import admit
-from webapp.web.api import game_error
+from webapp.web.common import game_error
 from webapp.web.identity import requester
 from webapp.web.pages import error_page
 from webapp.web.waiters import waiting_place
