@@ -1,4 +1,6 @@
-"""A search host: ``python -m webapp.search_host --redis URL --db URL [--concurrency N]``.
+"""A search host, the top layer beside the web: ``python -m webapp.search_host``.
+
+    python -m webapp.search_host --redis URL --db URL [--concurrency N]
 
 Not to be confused with ``webapp.search_pool`` (the search processes of one machine,
 which a host runs too): this package takes jobs from the shared queue that web

@@ -1,5 +1,6 @@
-"""The search pool (the search layer beside the store): engine searches and the search
-explorer's traces in processes, never on a request's thread; or on the Redis queue.
+"""The search pool layer (beside the store): engine searches in processes or on the Redis queue.
+
+The engine's searches and the search explorer's traces never run on a request's thread.
 
 * ``interface``  ``Pool``: what the services ask of a pool, whichever runs the searches
 * ``jobs``       ``SearchJob`` and its kinds, ``Priority``, ``PoolBusy``: what is scheduled

@@ -1,4 +1,4 @@
-"""The game service: what players and spectators can do, independent of HTTP and Socket.IO.
+"""The service layer: what players and spectators can do, independent of HTTP and Socket.IO.
 
 * ``errors``    the one error every action raises, with its protocol code
 * ``state``     a stored game as the protocol's state dict

@@ -1,1 +1,1 @@
-"""The old name of the search host: ``python -m webapp.worker`` runs ``webapp.search_host``."""
+"""The search host layer's old name: ``python -m webapp.worker`` runs ``webapp.search_host``."""
