@@ -299,6 +299,7 @@ def test_options_are_stored_again_only_when_they_know_more(
         assert again.last_engine_move["move_scores"] == options
 
 
+@pytest.mark.slow
 def test_abandoned_games_scores_are_forgotten_once_idle_and_unwatched() -> None:
     watching: set[str] = set()
     service = GameService(

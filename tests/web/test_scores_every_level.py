@@ -83,6 +83,7 @@ def exact_options(cells: tuple[int, ...]) -> dict[str, tuple[int | float, bool]]
 
 
 # -- the tests ---------------------------------------------------------------------------
+@pytest.mark.slow
 def test_every_reachable_tictactoe_position_at_easy_shows_the_exact_scores(
     games: tuple[GameService, HoldingPool, Sent],
 ) -> None:
