@@ -170,6 +170,28 @@ def test_no_import_cycle_between_modules() -> None:
     assert cycles(graph) == []
 
 
+#: Cycles closed only by an import inside a function (run late, so never by import order),
+#: each kept on purpose until someone breaks it; no other may appear.
+LATE_CYCLES: dict[str, str] = {
+    # Connect4.native_engine loads its compiled half on first use; the kernel reads the
+    # rules' board constants. One concern in two packages (the rules layer).
+    "webapp.games.connect4": "the rules and their compiled kernel",
+    # ensure_identity counts a new identity against admission's limits, which read the
+    # identity; a refused cross-site form (origin) is drawn as pages' error page.
+    "webapp.web.identity": "minting an identity is rate-limited; origin draws an error page",
+}
+
+
+def test_cycles_through_late_imports_are_the_known_ones() -> None:
+    graph = {
+        module: ours(imports(path.read_text(encoding="utf-8"))) for module, path in MODULES.items()
+    }
+    found = cycles(graph)
+    unknown = [cycle for cycle in found if not set(cycle) & set(LATE_CYCLES)]
+    assert unknown == []
+    assert len(found) == len(LATE_CYCLES)  # one broken: take it off the list
+
+
 @pytest.mark.parametrize(
     "module", sorted(m for m in MODULES if LAYERS[group(m)][0] <= LAYERS["services"][0])
 )
