@@ -111,6 +111,7 @@ def test_hard_and_parallel_sections_print_their_rows(tmp_path: Path) -> None:
     assert speed and speed[0][:2] == ["2", "2"]  # two positions, the same scores split or not
 
 
+@pytest.mark.slow
 def test_the_database_section_prints_its_load_and_both_bands(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "webapp.bench", str(tmp_path), "--sections", "database",

@@ -55,6 +55,7 @@ def test_the_serving_process_is_the_child_that_is_not_multiprocessing() -> None:
         arbiter.wait()
 
 
+@pytest.mark.slow
 def test_the_idle_bench_holds_spectators_and_times_pages(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

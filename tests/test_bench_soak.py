@@ -19,6 +19,7 @@ def server() -> Iterator[LoadServer]:
         yield started
 
 
+@pytest.mark.slow
 def test_a_short_soak_prints_rows_kills_a_worker_and_loses_nothing(
     server: LoadServer, capsys: pytest.CaptureFixture[str]
 ) -> None:

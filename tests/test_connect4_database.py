@@ -144,6 +144,7 @@ def test_positions_the_side_to_move_wins_at_once_are_not_held(entries: np.ndarra
 # -- against our own solver -----------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("without_database")
 def test_the_database_agrees_with_the_solver(entries: np.ndarray) -> None:
     """Random 12-stone positions, solved without the database (60-150 ms each): every
@@ -170,6 +171,7 @@ def test_the_solver_stops_at_twelve_stones() -> None:
     assert with_db == without and searched > 100
 
 
+@pytest.mark.slow
 def test_every_column_of_early_positions_is_exact_and_right() -> None:
     """Positions of 0-12 stones: every column's score exact, as the solver without the
     database (compared from 8 stones on, where that solve is quick) finds it."""

@@ -59,3 +59,35 @@ def test_the_docs_the_readme_promises_exist() -> None:
     linked = set(links(ROOT / "README.md"))
     for name in ("playing", "configuration", "operations", "security", "protocol", "engine"):
         assert f"docs/{name}.md" in linked
+
+
+#: A path into the repository named in backticks: `webapp/web/app.py`, `tests/scale/`.
+NAMED_PATH = re.compile(r"`((?:webapp|tests|scripts|static|templates|deploy|docs)/[\w./-]*)`")
+
+
+def named_paths(text: str) -> list[str]:
+    return NAMED_PATH.findall(text)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: page.name)
+def test_every_path_a_page_names_exists(page: Path) -> None:
+    missing = [
+        path
+        for path in named_paths(page.read_text(encoding="utf-8"))
+        if not any(ROOT.glob(path.rstrip("/")))  # a glob: `tests/js/*.test.js`
+    ]
+    assert not missing, f"{page.name} names paths that do not exist: {missing}"
+
+
+def test_named_paths_are_read_from_backticks() -> None:
+    text = "`webapp/web/app.py` and `tests/scale/`, not webapp/x.py or `python -m webapp`"
+    assert named_paths(text) == ["webapp/web/app.py", "tests/scale/"]
+
+
+def test_every_setting_is_documented_and_every_documented_one_exists() -> None:
+    from webapp.web.config import DEFAULTS
+
+    text = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
+    documented = set(re.findall(r"^\| `([A-Z][A-Z0-9_]+)` \|", text, re.M))
+    assert sorted(set(DEFAULTS) - documented) == [], "settings missing from the docs"
+    assert sorted(documented - set(DEFAULTS)) == [], "documented settings that do not exist"

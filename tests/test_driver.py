@@ -18,9 +18,9 @@ from tests.test_search import assert_pv_is_legal
 from webapp.engine import driver, python_engine
 from webapp.engine.search import Limits, Progress, SearchResult, search
 from webapp.engine.table import LOWER, UPPER, TranspositionTable
+from webapp.game_settings import merge_settings, search_limits
 from webapp.games import new_game
 from webapp.protocol import DEFAULT_SETTINGS
-from webapp.settings import merge_settings, search_limits
 
 
 class CancelAfter:

@@ -13,9 +13,9 @@ import pytest
 from tests.test_search import assert_pv_is_legal
 from webapp.engine.search import Limits, MoveScore, search
 from webapp.engine.style import NEAR_EQUAL, WEAKER, Choice, Style, choose
+from webapp.game_settings import merge_settings, search_limits
 from webapp.games import new_game
 from webapp.protocol import DEFAULT_SETTINGS, LEVELS
-from webapp.settings import merge_settings, search_limits
 
 
 def scores(**by_move: float | int) -> dict[str, MoveScore]:

@@ -1,7 +1,7 @@
 """Start the server: ``python -m webapp [--host H] [--port P] [--db PATH] [--workers N]``.
 
 ``--redis redis://host:port/0`` shares the rooms, the rate limits and the searches with
-other web processes and search hosts (``python -m webapp.worker``).
+other web processes and search hosts (``python -m webapp.search_host``).
 
 ``python -m webapp prune [--db PATH] [--unfinished-days N] [--finished-days M]``
 deletes the games past their retention once and prints how many (the server
@@ -36,7 +36,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--redis",
         metavar="URL",
         help="redis://host:port/0 shared with other web processes and search hosts "
-        "(`python -m webapp.worker`), which then do the searches (--workers is ignored)",
+        "(`python -m webapp.search_host`), which then do the searches (--workers is ignored)",
     )
     parser.add_argument(
         "--threads",
@@ -55,7 +55,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="any setting of webapp.web.app.DEFAULTS (VALUE as JSON, else text), e.g. "
+        help="any setting of webapp.web.config.DEFAULTS (VALUE as JSON, else text), e.g. "
         "--set RATE_LIMIT_CREATE_PER_ADDRESS=600/minute",
     )
     commands = parser.add_subparsers(dest="command", metavar="{prune}")
@@ -90,7 +90,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def settings_of(pairs: list[str]) -> dict[str, object]:
     """``["KEY=VALUE", ...]`` as settings; a key the app does not know is refused."""
-    from webapp.web.app import DEFAULTS
+    from webapp.web.config import DEFAULTS
 
     settings: dict[str, object] = {}
     for pair in pairs:

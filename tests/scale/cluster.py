@@ -2,7 +2,7 @@
 
 ``Cluster.web()`` starts ``python -m webapp --port P --db URL --redis URL`` and
 returns its address once it serves pages; ``Cluster.worker()`` starts ``python
--m webapp.worker --redis URL --db URL`` and returns once it takes jobs. Each
+-m webapp.search_host --redis URL --db URL`` and returns once it takes jobs. Each
 process has a session of its own (``kill()`` ends it and its search processes at
 once, as a machine dying would) and a log file that a failing test prints.
 ``Client`` is a python-socketio client that keeps every event it receives.
@@ -89,7 +89,7 @@ class Cluster:
         return process
 
     def worker(self, name: str, search_function: str | None = None) -> Process:
-        command = ["-m", "webapp.worker", "--redis", self.redis_url, "--db", self.db_url,
+        command = ["-m", "webapp.search_host", "--redis", self.redis_url, "--db", self.db_url,
                    "--concurrency", "2", "--no-warm-up",
                    "--heartbeat-timeout", str(HEARTBEAT)]  # fmt: skip
         if search_function:

@@ -6,7 +6,7 @@ from typing import Any
 
 from tests.web.held_engine import held_engine
 from webapp.engine.search import Limits
-from webapp.workers.worker import run_search
+from webapp.search_pool.process import run_search
 
 DEPTH_THEN_HELD = "tests.scale.depth_engine:depth_then_held"
 

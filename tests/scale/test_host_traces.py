@@ -17,10 +17,10 @@ import pytest
 from tests.web.helpers import make_app
 from webapp.engine.trace import trace
 from webapp.games import new_game
+from webapp.search_host.host import SearchHost
+from webapp.search_pool.queue_pool import QueuePool
 from webapp.store import open_store
 from webapp.web.app import close_app, service_of
-from webapp.worker.host import SearchHost
-from webapp.workers.queue_pool import QueuePool
 
 
 def _nowhere(event: str, payload: dict[str, Any], to: str) -> None:

@@ -11,7 +11,7 @@ from tests.web.fake_searches import Holds
 from tests.web.held_engine import label
 from tests.web.helpers import wait_until
 from webapp import protocol
-from webapp.workers.queue import PLAY, queue_key
+from webapp.search_pool.queue import PLAY, queue_key
 
 
 def unsettled(url: str) -> int:

@@ -14,9 +14,9 @@ from tests.servers import free_port
 from tests.web.fake_searches import job
 from tests.web.helpers import wait_until
 from webapp.engine.search import Limits
-from webapp.workers import SEARCH, TRACE, PoolBusy, Priority, SearchJob
-from webapp.workers import queue_pool as queue_pool_module
-from webapp.workers.queue import (
+from webapp.search_pool import SEARCH, TRACE, PoolBusy, Priority, SearchJob
+from webapp.search_pool import queue_pool as queue_pool_module
+from webapp.search_pool.queue import (
     ANALYSIS,
     PLAY,
     cancel_key,
@@ -32,7 +32,7 @@ from webapp.workers.queue import (
     reply,
     settle_claim,
 )
-from webapp.workers.queue_pool import LOST, QueuePool
+from webapp.search_pool.queue_pool import LOST, QueuePool
 
 
 class Results:

@@ -7,11 +7,11 @@ from pathlib import Path
 import socketio
 
 from tests.web.helpers import make_app
+from webapp.search_pool import SearchPool
+from webapp.search_pool.queue_pool import QueuePool
 from webapp.web.admission import EXTENSION, storage_uri
 from webapp.web.app import close_app, service_of
 from webapp.web.extensions import socketio as rooms
-from webapp.workers import SearchPool
-from webapp.workers.queue_pool import QueuePool
 
 
 def test_the_rate_limits_follow_redis_unless_told_otherwise() -> None:

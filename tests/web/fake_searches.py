@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from webapp.engine.search import CancelFlag, Limits, Progress
-from webapp.workers import Priority, SearchJob, SearchPool
+from webapp.search_pool import Priority, SearchJob, SearchPool
 
 SCRIPTED = "tests.web.fake_searches:scripted"
 HOLD_ENV = "LOOKAHEAD_TEST_HOLD"

@@ -18,7 +18,7 @@ from typing import Any
 
 from tests.web.fake_searches import HOLD_ENV, POLL
 from webapp.engine.search import CancelFlag, Limits
-from webapp.workers.worker import run_search, run_trace
+from webapp.search_pool.process import run_search, run_trace
 
 HELD = "tests.web.held_engine:held_engine"
 HELD_TRACE = "tests.web.held_engine:held_trace"

@@ -12,7 +12,7 @@ from tests.web.test_searches_unit import InstantPool
 from webapp import protocol
 from webapp.engine.search import search
 from webapp.games import new_game
-from webapp.workers import SearchJob
+from webapp.search_pool import SearchJob
 
 Sent = list[tuple[str, Any, str]]
 

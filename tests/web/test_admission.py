@@ -15,8 +15,9 @@ from limits import parse
 
 from tests.web.helpers import Listener, create, make_app
 from webapp import protocol
-from webapp.web.admission import DEFAULTS, Admission, LocalWindows, RateLimited, windows_at
+from webapp.web.admission import Admission, LocalWindows, RateLimited, windows_at
 from webapp.web.app import close_app
+from webapp.web.config import DEFAULTS
 
 TIGHT = {
     "RATE_LIMIT_CREATE_PER_IDENTITY": "2/minute",

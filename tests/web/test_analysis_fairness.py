@@ -18,12 +18,12 @@ from tests.web.conftest import MakeHeld
 from tests.web.held_engine import label
 from tests.web.helpers import WAIT, Listener, create, wait_until
 from webapp import protocol
+from webapp.search_pool import PoolBusy, SearchJob
 from webapp.services.analysis import NOBODY, Analyses, Asker, OverShare
 from webapp.services.errors import GameError
 from webapp.web.app import socketio
 from webapp.web.waiters import EXTENSION as WAITERS
 from webapp.web.waiters import Waiters
-from webapp.workers import PoolBusy, SearchJob
 
 NO_LIMITS = {"RATE_LIMIT_ANALYSE_PER_IDENTITY": None, "RATE_LIMIT_ANALYSE_PER_ADDRESS": None}
 #: A search's result, as the pool reports it (``SearchResult.to_dict()``, the parts read).

@@ -14,10 +14,10 @@ import pytest
 from tests.web.helpers import WAIT, wait_until
 from webapp import protocol
 from webapp.engine.results import Limits
+from webapp.search_pool import TRACE, SearchJob, SearchPool
+from webapp.search_pool.dispatch import Dispatcher, SerialExecutor, dispatcher_of, kind_of
 from webapp.services.game_service import GameService
 from webapp.store import open_store
-from webapp.workers import TRACE, SearchJob, SearchPool
-from webapp.workers.dispatch import Dispatcher, SerialExecutor, dispatcher_of, kind_of
 
 
 class BarePool:

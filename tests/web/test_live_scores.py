@@ -17,12 +17,12 @@ from tests.web.helpers import Listener, seated, wait_until
 from tests.web.holding_pool import HoldingPool, Sent, pure_python_scores, scores_of, values
 from tests.web.test_searches_unit import InstantPool
 from webapp import protocol
+from webapp.search_pool import Priority
 from webapp.services import GameService
 from webapp.services import state as state_module
 from webapp.services.locks import Outbox
 from webapp.store import GameRecord, open_store
 from webapp.web.app import game_watched, socketio
-from webapp.workers import Priority
 
 #: A late Connect Four position (28 stones, the first player to move) whose columns differ;
 #: its best columns win, but not at once (so the engine has a reply to ponder).
@@ -300,6 +300,7 @@ def test_options_are_stored_again_only_when_they_know_more(
         assert again.last_engine_move["move_scores"] == options
 
 
+@pytest.mark.slow
 def test_abandoned_games_scores_are_forgotten_once_idle_and_unwatched() -> None:
     watching: set[str] = set()
     service = GameService(

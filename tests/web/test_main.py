@@ -40,6 +40,7 @@ def test_the_server_is_one_gthread_process_holding_a_thread_per_websocket() -> N
     assert Server({}, "::1", 8000, threads=10).cfg.bind == ["[::1]:8000"]
 
 
+@pytest.mark.slow
 def test_the_main_command_serves_websockets_in_production_and_stops_cleanly(
     tmp_path: Path,
 ) -> None:

@@ -16,10 +16,10 @@ import pytest
 
 from tests.web.fake_searches import Pools, job, open_pools
 from tests.web.helpers import wait_until
-from webapp.workers import WORKER_DIED, Priority
-from webapp.workers.cancel import RunCancel
-from webapp.workers.restarts import CrashTracker, restart_delay
-from webapp.workers.slots import CONTEXT
+from webapp.search_pool import WORKER_DIED, Priority
+from webapp.search_pool.cancel import RunCancel
+from webapp.search_pool.restarts import CrashTracker, restart_delay
+from webapp.search_pool.slots import CONTEXT
 
 
 @pytest.fixture

@@ -14,9 +14,9 @@ import pytest
 
 from tests.web.fake_searches import Pools, job, open_pools
 from tests.web.helpers import wait_until
-from webapp.workers import DROPPED, TRACE, PoolBusy, Priority
-from webapp.workers.pool import LESSER_NICE
-from webapp.workers.scheduler import Scheduler
+from webapp.search_pool import DROPPED, TRACE, PoolBusy, Priority
+from webapp.search_pool.local_pool import LESSER_NICE
+from webapp.search_pool.scheduler import Scheduler
 
 ENGINE, SCORES, ANALYSIS = Priority.ENGINE, Priority.SCORES, Priority.ANALYSIS
 

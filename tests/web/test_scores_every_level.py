@@ -23,9 +23,9 @@ from tests.web.holding_pool import (
     values,
 )
 from webapp import protocol
+from webapp.game_settings import analysis_limits
+from webapp.search_pool import Priority
 from webapp.services import GameService
-from webapp.settings import analysis_limits
-from webapp.workers import Priority
 
 #: A Connect Four position whose columns differ, solved in well under a second.
 CONNECT4 = "1666425755643557763612254722"
@@ -83,6 +83,7 @@ def exact_options(cells: tuple[int, ...]) -> dict[str, tuple[int | float, bool]]
 
 
 # -- the tests ---------------------------------------------------------------------------
+@pytest.mark.slow
 def test_every_reachable_tictactoe_position_at_easy_shows_the_exact_scores(
     games: tuple[GameService, HoldingPool, Sent],
 ) -> None:

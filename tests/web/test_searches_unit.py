@@ -16,10 +16,10 @@ import pytest
 
 from tests.web.helpers import wait_until
 from webapp import protocol
+from webapp.search_pool import SearchJob
+from webapp.search_pool.process import run_search
 from webapp.services import GameService
 from webapp.store import open_store
-from webapp.workers import SearchJob
-from webapp.workers.worker import run_search
 
 
 class _Never:

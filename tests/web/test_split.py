@@ -16,8 +16,8 @@ import pytest
 from tests.web.fake_searches import PARTS, Pools, open_pools
 from tests.web.helpers import wait_until
 from webapp.engine.search import Limits
+from webapp.search_pool import DROPPED, Priority, SearchJob
 from webapp.services import split
-from webapp.workers import DROPPED, Priority, SearchJob
 
 
 @pytest.fixture

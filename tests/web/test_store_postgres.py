@@ -181,6 +181,7 @@ def postgres_server_rows(server: PostgresServer, url: str, game_id: str) -> list
         return db.execute("SELECT moves, status FROM games WHERE id = %s", (game_id,)).fetchall()
 
 
+@pytest.mark.slow
 def test_the_app_answers_503_while_its_server_is_stopped_and_serves_once_restarted(
     postgres_server: PostgresServer, postgres_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:

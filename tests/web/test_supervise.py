@@ -1,4 +1,4 @@
-"""Background loops are watched (webapp/workers/supervise.py): one that dies is logged,
+"""Background loops are watched (webapp/search_pool/supervise.py): one that dies is logged,
 restarted and reported by /healthz (503 while it is down); one that returns has ended."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from tests.web.helpers import WAIT, wait_until
-from webapp.workers.supervise import Supervisor
+from webapp.search_pool.supervise import Supervisor
 
 
 class Flaky:

@@ -7,10 +7,10 @@ import threading
 from typing import Any
 
 from tests.web.helpers import WAIT, wait_until
+from webapp.search_pool import PoolBusy, SearchJob
+from webapp.search_pool.timers import Timers
 from webapp.services.game_service import GameService
 from webapp.store import open_store
-from webapp.workers import PoolBusy, SearchJob
-from webapp.workers.timers import Timers
 
 
 class Clock:

@@ -1,4 +1,4 @@
-"""The search worker pool (webapp/workers): results, progress, places, cancelling, shutdown.
+"""The search worker pool (webapp/search_pool): results, progress, places, cancelling, shutdown.
 
 The real engine runs where the result matters (a legal line, an exact score);
 elsewhere the workers run ``tests/web/fake_searches.py``, held and released
@@ -19,8 +19,8 @@ from tests.web.helpers import WAIT, wait_until
 from webapp.engine.search import Limits
 from webapp.engine.trace import trace
 from webapp.games import new_game
-from webapp.workers import TRACE, PoolBusy, Priority, SearchJob, SearchPool
-from webapp.workers.pool import DEFAULT_TRACE
+from webapp.search_pool import TRACE, PoolBusy, Priority, SearchJob, SearchPool
+from webapp.search_pool.local_pool import DEFAULT_TRACE
 
 
 @pytest.fixture
@@ -31,7 +31,7 @@ def pools(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pools]:
 @pytest.fixture
 def engine_pool(pools: Pools) -> SearchPool:
     """One worker running the real search function."""
-    return pools(1, search_fn="webapp.workers.worker:run_search")
+    return pools(1, search_fn="webapp.search_pool.process:run_search")
 
 
 def test_a_search_reports_each_depth_then_its_result(engine_pool: SearchPool, pools: Pools) -> None:

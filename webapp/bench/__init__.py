@@ -1,1 +1,4 @@
-"""Benchmarks: figures printed, never asserted (``python -m webapp.bench``)."""
+"""Benchmarks, a tool layer on top of all: figures printed, never asserted.
+
+Run them with ``python -m webapp.bench``.
+"""

@@ -25,9 +25,9 @@ from webapp.bench.ponder import Recorder
 from webapp.bench.stats import percentile
 from webapp.engine.search import Limits, search
 from webapp.games import new_game
+from webapp.search_pool import SearchPool
 from webapp.services import GameService
 from webapp.store import open_store
-from webapp.workers import SearchPool
 
 #: The levels a game can be played at (Custom needs limits of its own: left out).
 LEVELS = ("easy", "medium", "hard", "perfect")

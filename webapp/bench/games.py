@@ -21,8 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from webapp.engine.search import Limits, SearchResult, search
+from webapp.game_settings import search_limits
 from webapp.games.connect4 import Connect4
-from webapp.settings import search_limits
 
 Opponent = Callable[[Connect4, random.Random], str]
 

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 
 from webapp.engine.game import Game
 from webapp.engine.search import Limits, search
+from webapp.game_settings import search_limits
 from webapp.games import new_game
 from webapp.protocol import LEVELS
-from webapp.settings import search_limits
 
 #: A player: the position and a generator (the game's own), to the move it plays.
 Player = Callable[[str, Game, random.Random], str]

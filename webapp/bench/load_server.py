@@ -6,7 +6,7 @@ port and a throw-away database, and always stops it again (also on Ctrl+C).
 
 With ``redis`` it starts the several-machine layout on this one: ``web`` web
 processes sharing that Redis and a database (``db``, else a throw-away SQLite
-file they share), ``hosts`` search hosts (``python -m webapp.worker``) doing the
+file they share), ``hosts`` search hosts (``python -m webapp.search_host``) doing the
 searches, and with ``nginx`` Debian's nginx in front of the web processes, run
 with ``deploy/nginx.conf`` (``load_nginx.py``). ``urls`` are what players use:
 nginx's address, or each web process's in turn.
@@ -122,7 +122,7 @@ class LoadServer:
         database = self.db or str(folder / "games.sqlite3")
         shared = ["--db", database] + (["--redis", self.redis] if self.redis else [])
         for index in range(self.hosts if self.redis else 0):
-            self._spawn(folder / f"host-{index}.log", ["webapp.worker", *shared,
+            self._spawn(folder / f"host-{index}.log", ["webapp.search_host", *shared,
                         "--concurrency", str(self.workers)])  # fmt: skip
         ports = [free_port() for _ in range(self.web if self.redis else 1)]
         for index, port in enumerate(ports):

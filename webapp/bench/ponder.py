@@ -20,9 +20,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from webapp.bench.stats import percentile
+from webapp.search_pool import SearchPool
 from webapp.services import GameService
 from webapp.store import open_store
-from webapp.workers import SearchPool
 
 #: Middle-game positions, the first player (the human) to move: 8 to 14 stones
 #: (a depth-6 searcher's games with some random moves), none won at once.

@@ -158,10 +158,10 @@ def finished_game(rng: random.Random, least: int) -> str:
 
 def review_section(games: int, seed: int, least: int) -> None:
     """Finished games reviewed with a cold cache: seconds until every move has its class."""
+    from webapp.search_pool import SearchPool
     from webapp.services.analysis import Analyses
     from webapp.services.review import Reviews
     from webapp.store import GameRecord
-    from webapp.workers import SearchPool
 
     pool = SearchPool(2, reserve=1)
     pool.start()

@@ -1,4 +1,4 @@
-"""Lookahead's game-tree engine: pure Python, no web framework.
+"""The engine layer, at the bottom: Lookahead's game-tree search, pure Python, no web framework.
 
 The public API::
 

@@ -77,16 +77,13 @@ from webapp.engine.results import (
     Progress,
     ProgressCallback,
     SearchResult,
+    Stop,
 )
 from webapp.engine.scores import is_decisive, to_public
 from webapp.engine.style import styled
 
 #: The driver's clock; tests replace it to stop searches without waiting.
 clock = time.perf_counter
-
-
-class Stop(Exception):
-    """Raised by a primitive when the budget stops it (the reason is on the budget)."""
 
 
 class Budget:

@@ -36,8 +36,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from webapp.engine.driver import Budget, ExactSolver, Stop
+from webapp.engine.driver import Budget, ExactSolver
 from webapp.engine.game import Game, Move, format_moves
+from webapp.engine.results import Stop
 from webapp.engine.scores import INFINITY, to_internal
 from webapp.engine.table import EXACT, LOWER, UPPER, TranspositionTable
 

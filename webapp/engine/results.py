@@ -22,6 +22,10 @@ ALGORITHMS = ("minimax", "alphabeta")
 STOP_REASONS = ("time", "nodes", "cancelled", "depth")
 
 
+class Stop(Exception):
+    """Raised by a primitive when the budget stops it (the reason is on the budget)."""
+
+
 class CancelFlag(Protocol):
     """Anything with ``is_set()``: threading.Event, multiprocessing.Event."""
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from webapp.engine.game import Move
-from webapp.engine.results import MoveScore, SearchResult
+from webapp.engine.results import MoveScore, SearchResult, Stop
 from webapp.engine.scores import WIN_BASE, is_decisive, to_internal, to_public
 
 #: ``extra["style"]`` when the move played is near the best but scores less.
@@ -163,8 +163,6 @@ def _in_sight(engine: Lines, result: SearchResult, sight: int) -> dict[str, Move
         return None
     if sight >= result.depth:
         return result.move_scores
-    from webapp.engine.driver import Stop  # the driver imports this module
-
     depth = min(sight, engine.empties)
     try:  # alpha-beta: same values as minimax, and minimax's own lines stay for the PV
         values = engine.root_values(depth, "alphabeta", True, None)

@@ -1,4 +1,4 @@
-"""The games Lookahead plays, by name."""
+"""The rules layer (on the engine): the games Lookahead plays, by name."""
 
 from __future__ import annotations
 

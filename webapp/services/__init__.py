@@ -1,4 +1,4 @@
-"""The game service: what players and spectators can do, independent of HTTP and Socket.IO.
+"""The service layer: what players and spectators can do, independent of HTTP and Socket.IO.
 
 A move, top to bottom: ``game_service`` checks and stores it, ``searches`` schedules
 what follows (``Searches.changed``) and applies every job's result, by kind.

@@ -33,7 +33,7 @@ asker's oldest keeps the work already spent and tells the client at once;
 joining a search already under way is never refused (it adds no work).
 
 # The pool's callbacks
-The pool's dispatcher (``webapp.workers.dispatch``) sends the result of every
+The pool's dispatcher (``webapp.search_pool.dispatch``) sends the result of every
 job tagged ``POSITION`` here; ``Analyses`` registers for that kind once.
 """
 
@@ -51,11 +51,11 @@ from webapp import protocol
 from webapp.engine.game import Game
 from webapp.engine.results import Limits
 from webapp.games import new_game
+from webapp.search_pool import Pool, PoolBusy, Priority, SearchJob
+from webapp.search_pool.dispatch import dispatcher_of
+from webapp.search_pool.timers import Timers, shared
 from webapp.services.errors import GameError
 from webapp.services.state import result_of
-from webapp.workers import Pool, PoolBusy, Priority, SearchJob
-from webapp.workers.dispatch import dispatcher_of
-from webapp.workers.timers import Timers, shared
 
 log = logging.getLogger(__name__)
 

@@ -37,10 +37,10 @@ from typing import Any
 from webapp import protocol
 from webapp.engine.game import Game
 from webapp.engine.results import Limits
+from webapp.search_pool import Pool, PoolBusy, Priority, SearchJob
+from webapp.search_pool.dispatch import dispatcher_of
 from webapp.services.errors import GameError
 from webapp.services.tree import searchable_position
-from webapp.workers import Pool, PoolBusy, Priority, SearchJob
-from webapp.workers.dispatch import dispatcher_of
 
 #: The dispatcher's kind for a comparison's jobs.
 KIND = "compare"

@@ -20,14 +20,15 @@ from typing import Any
 
 from webapp import protocol
 from webapp.engine.game import IllegalMoveError
+from webapp.game_settings import MID_GAME_KEYS, SettingsError, engine_side, merge_settings
 from webapp.games import new_game
+from webapp.search_pool import Pool
 from webapp.services.errors import GameError
 from webapp.services.locks import Emit, GameLocks, Outbox
 from webapp.services.positions import preview
 from webapp.services.searches import RETRY_DELAYS, Searches
 from webapp.services.seats import holds_seat, new_game_id, token_hash
 from webapp.services.state import engine_to_move, game_url, result_of, to_move
-from webapp.settings import MID_GAME_KEYS, SettingsError, engine_side, merge_settings
 from webapp.store import (
     CorruptRecord,
     GameRecord,
@@ -37,7 +38,6 @@ from webapp.store import (
     VersionConflict,
     now,
 )
-from webapp.workers import Pool
 
 log = logging.getLogger(__name__)
 

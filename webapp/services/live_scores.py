@@ -42,13 +42,13 @@ from typing import Any
 
 from webapp import protocol
 from webapp.engine.search import Limits
+from webapp.game_settings import analysis_limits, engine_side
 from webapp.games import new_game
+from webapp.search_pool import Pool, PoolBusy, Priority, SearchJob
 from webapp.services.locks import Emit, GameLocks, Outbox
 from webapp.services.split import cancel as cancel_parts
 from webapp.services.split import submit as submit_parts
-from webapp.settings import analysis_limits, engine_side
 from webapp.store import GameRecord
-from webapp.workers import Pool, PoolBusy, Priority, SearchJob
 
 log = logging.getLogger(__name__)
 

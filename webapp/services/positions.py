@@ -11,6 +11,7 @@ from typing import Any
 
 from webapp import protocol
 from webapp.engine.game import IllegalMoveError
+from webapp.game_settings import SettingsError, engine_side, merge_settings
 from webapp.games import GAMES, UnknownGameError, new_game
 from webapp.games.notation import (
     NotationError,
@@ -21,7 +22,6 @@ from webapp.games.notation import (
 )
 from webapp.services.errors import GameError
 from webapp.services.state import result_of
-from webapp.settings import SettingsError, engine_side, merge_settings
 
 #: Longest move string a new game may start from (a full Connect Four board).
 MAX_MOVES_LENGTH = 42

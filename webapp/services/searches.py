@@ -38,17 +38,17 @@ from typing import Any
 
 from webapp import protocol
 from webapp.engine.results import Limits
+from webapp.game_settings import search_limits
 from webapp.games import new_game
+from webapp.search_pool import Pool, PoolBusy, Priority, SearchJob
+from webapp.search_pool.dispatch import dispatcher_of
+from webapp.search_pool.timers import Delayed, Timers, shared
 from webapp.services.errors import GameError
 from webapp.services.live_scores import PONDER, SCORES, LiveScores
 from webapp.services.locks import Emit, GameLocks, Outbox
 from webapp.services.split import collect as collect_parts
 from webapp.services.state import engine_to_move, game_state, result_of
-from webapp.settings import search_limits
 from webapp.store import GameRecord, GameStore, StoreError, VersionConflict, now
-from webapp.workers import Pool, PoolBusy, Priority, SearchJob
-from webapp.workers.dispatch import dispatcher_of
-from webapp.workers.timers import Delayed, Timers, shared
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from webapp.games import new_game
-from webapp.workers import Pool, SearchJob
+from webapp.search_pool import Pool, SearchJob
 
 
 @dataclass(eq=False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from webapp.settings import engine_side
+from webapp.game_settings import engine_side
 from webapp.store import GameRecord, result_of
 
 __all__ = ["engine_to_move", "game_state", "game_url", "result_of", "to_move"]

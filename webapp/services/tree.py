@@ -20,7 +20,7 @@ it.
 
 # The pool's callbacks
 ``Trees`` registers for the ``TRACE`` jobs with the pool's dispatcher
-(``webapp.workers.dispatch``): their results come here, and nothing else.
+(``webapp.search_pool.dispatch``): their results come here, and nothing else.
 """
 
 from __future__ import annotations
@@ -35,10 +35,10 @@ from webapp.engine.game import Game, IllegalMoveError
 from webapp.engine.results import ALGORITHMS, Limits
 from webapp.engine.trace import DEFAULT_LIMIT, MAX_LIMIT, ORDERINGS
 from webapp.games import GAMES, new_game
+from webapp.search_pool import TRACE, Pool, PoolBusy, Priority, SearchJob
+from webapp.search_pool.dispatch import dispatcher_of
 from webapp.services.errors import GameError
 from webapp.services.positions import MAX_MOVES_LENGTH
-from webapp.workers import TRACE, Pool, PoolBusy, Priority, SearchJob
-from webapp.workers.dispatch import dispatcher_of
 
 #: Seconds a request waits for its trace before it is refused as busy (see the docstring).
 WAIT_SECONDS = 15.0

@@ -1,4 +1,4 @@
-"""Where games live: the ``GameStore`` interface, its backends, and the checks every row passes.
+"""The store layer: where games live (``GameStore``), its backends, the checks every row passes.
 
 Modules, one role each:
 

@@ -12,9 +12,9 @@ import functools
 from typing import Any
 
 from webapp.engine.game import Game
+from webapp.game_settings import merge_settings
 from webapp.games import new_game
 from webapp.protocol import DEFAULT_SETTINGS
-from webapp.settings import merge_settings
 from webapp.store.errors import CorruptRecord
 from webapp.store.record import GameRecord
 

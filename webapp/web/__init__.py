@@ -1,13 +1,17 @@
 """The web layer: the Flask app, its pages, the JSON API and the Socket.IO handlers.
 
-* ``app``         ``create_app(config)``: Flask, Socket.IO, the store, the workers
+* ``app``         ``create_app(config)``: Flask, Socket.IO, the store, the search pool
+* ``config``      ``DEFAULTS``: every setting of the server, its default and meaning
 * ``extensions``  the one ``SocketIO`` object
 * ``pages``       the HTML pages
 * ``api``         the JSON API
+* ``tree``        the search-tree explorer's page and data
 * ``sockets``     one handler per Socket.IO event
+* ``common``      what those share: the game service, the next game, a refusal as JSON
 * ``identity``    the one cookie per browser that owns its games
 * ``admission``   rate limits per identity and per address
 * ``packets``     Socket.IO packets whose decoding never raises
 
-It calls the game service (``webapp.services``) and nothing below it.
+Everything a player does goes through the game service (``webapp.services``); the
+app builds the store and the search pool it runs on.
 """

@@ -33,6 +33,7 @@ from limits.strategies import MovingWindowRateLimiter
 
 from webapp import protocol
 from webapp.services import GameError
+from webapp.web.config import DEFAULTS
 from webapp.web.identity import identity
 
 #: What is counted, and the config keys of its limits (per identity, per address).
@@ -44,23 +45,6 @@ KINDS: dict[str, tuple[str, str]] = {
     # Counted per address only: a new identity (identity.py), a Socket.IO connection.
     "identity": ("", "RATE_LIMIT_IDENTITIES_PER_ADDRESS"),
     "connect": ("", "RATE_LIMIT_CONNECTS_PER_ADDRESS"),
-}
-
-#: The defaults (create_app's DEFAULTS include them).
-DEFAULTS: dict[str, str | None] = {
-    "RATE_LIMIT_STORAGE": "memory://",
-    "RATE_LIMIT_CREATE_PER_IDENTITY": "10/minute",
-    "RATE_LIMIT_CREATE_PER_ADDRESS": "120/minute",
-    "RATE_LIMIT_EVENTS_PER_IDENTITY": "300/minute",
-    # A flood ceiling: a class behind one address shares it, so it is far above
-    # what one browser may send (joining a game is never counted against it).
-    "RATE_LIMIT_EVENTS_PER_ADDRESS": "6000/minute",
-    "RATE_LIMIT_ANALYSE_PER_IDENTITY": "30/minute",
-    "RATE_LIMIT_ANALYSE_PER_ADDRESS": "600/minute",
-    # New identity cookies minted for one address (a class of 30 starting at once fits),
-    # and Socket.IO connections opened from it (each page opens one; reloads reopen it).
-    "RATE_LIMIT_IDENTITIES_PER_ADDRESS": "60/minute",
-    "RATE_LIMIT_CONNECTS_PER_ADDRESS": "600/minute",
 }
 
 EXTENSION = "lookahead_admission"

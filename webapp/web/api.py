@@ -13,29 +13,21 @@ from typing import Any
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
 from webapp import protocol
-from webapp.services import GameError, GameService
-from webapp.services.analysis import Analyses, Asker, OverShare
+from webapp.search_pool import Pool
+from webapp.services import GameError
+from webapp.services.analysis import Analyses, Asker
 from webapp.services.positions import preview, typed_moves
 from webapp.services.review import Reviews
 from webapp.services.seats import token_hash
 from webapp.store import GameRecord
 from webapp.web import waiters
-from webapp.web.admission import RateLimited, admit
-from webapp.web.identity import ensure_identity, has_legacy_seat, identity, token_for
+from webapp.web.admission import admit
+from webapp.web.common import RETRY_SECONDS, game_error, next_game, service
+from webapp.web.identity import ensure_identity, identity, token_for
 from webapp.web.waiters import waiting_place
-from webapp.workers import Pool
 
 bp = Blueprint("api", __name__, url_prefix="/api")
-
-#: Configuration of the analysis endpoints (create_app's DEFAULTS include them).
-DEFAULTS: dict[str, float] = {
-    "ANALYSIS_SECONDS": protocol.MAX_TIME,  # search budget of one /api/analysis position
-    "ANALYSIS_WAIT_SECONDS": 3.0,  # a request waits this long, then answers 202 (ask again)
-    "REVIEW_POSITION_SECONDS": 2.0,  # search budget of each position of a review
-    "REVIEW_WAIT_SECONDS": 10.0,  # a review waits this long in all, then answers what it has
-}
-#: Seconds a client is told to wait before asking again (202, 503, an incomplete review).
-RETRY_SECONDS = 2
+bp.register_error_handler(GameError, game_error)  # {"error": ...}, Retry-After and all
 
 
 def init_app(app: Flask, pool: Pool) -> None:
@@ -53,11 +45,6 @@ def init_app(app: Flask, pool: Pool) -> None:
     app.extensions["lookahead_analyses"] = analyses
     waiters.init_app(app)
     app.extensions["lookahead_reviews"] = Reviews(analyses)
-
-
-def service() -> GameService:
-    found: GameService = current_app.extensions["lookahead"]
-    return found
 
 
 def json_body() -> dict[str, Any]:
@@ -91,32 +78,6 @@ def turns() -> str:
     from one address then share one turn, so a flood from one address delays another
     address's analysis by one search at most (the shares bound how many wait)."""
     return f"addr:{request.remote_addr}"
-
-
-def next_game(game_id: object, swap: bool, owner: str | None) -> GameRecord:
-    """The player's next game (``swap``: colours swapped), owned by the identity ``owner``.
-
-    A game held through a legacy per-game cookie hands its next game to the
-    identity, so that chain of games ends with it.
-    """
-    admit("create")
-    from webapp.web import friend_games
-
-    friend_games.refuse_engine_action(game_id, "A new game or rematch from here")
-    token = token_for(game_id)
-    if has_legacy_seat(game_id) and owner is None:
-        raise GameError(protocol.BAD_REQUEST, "Reload the page to start the next game.")
-    return service().another(game_id, token, swap, owner=owner)
-
-
-@bp.errorhandler(GameError)
-def game_error(error: GameError) -> tuple[Response, int]:
-    response = jsonify({"error": error.payload()})
-    if isinstance(error, (RateLimited, OverShare)):
-        response.headers["Retry-After"] = str(error.retry_after)
-    elif error.code == protocol.BUSY:
-        response.headers["Retry-After"] = str(RETRY_SECONDS)
-    return response, error.status
 
 
 @bp.post("/games")

@@ -22,9 +22,11 @@ from flask import Flask, Request, Response
 from flask.sessions import SessionInterface, SessionMixin
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from webapp.services import GameService, retention
+from webapp.search_pool import SearchPool
+from webapp.search_pool.queue_pool import QueuePool
+from webapp.search_pool.supervise import Supervisor
+from webapp.services import GameService
 from webapp.services.retention import RetentionSchedule
-from webapp.services.searches import RETRY_DELAYS
 from webapp.store import GameStore, StoreError, describe, open_store
 from webapp.web import (
     admission,
@@ -40,12 +42,9 @@ from webapp.web import (
     sockets,  # noqa: F401  (importing it registers its handlers)
     tree,
 )
+from webapp.web.config import DEFAULTS
 from webapp.web.extensions import socketio
 from webapp.web.packets import SafePacket
-from webapp.workers import SearchPool
-from webapp.workers.pool import DEFAULT_SEARCH, DEFAULT_TRACE
-from webapp.workers.queue_pool import QueuePool
-from webapp.workers.supervise import Supervisor
 
 log = logging.getLogger(__name__)
 
@@ -64,60 +63,6 @@ def assets_root(configured: str | None = None) -> Path:
     if (CHECKOUT_ROOT / "templates" / "base.html").is_file():
         return CHECKOUT_ROOT
     return PACKAGE_ROOT
-
-
-#: Configuration keys and their defaults (override any in create_app's ``config``).
-DEFAULTS: dict[str, Any] = {
-    "DATABASE": None,  # the SQLite file; None = lookahead.sqlite3 in the instance folder
-    "DATABASE_TIMEOUT": 5.0,
-    # redis://host:port/0 shared by several web processes: Socket.IO rooms across them
-    # (message_queue), the rate limits' counters, and the search queue that search hosts
-    # (`python -m webapp.worker`) take jobs from. None = one process, searches in it.
-    "REDIS_URL": None,  # seconds a write waits for a lock before "storage unavailable"
-    "SEARCH_WORKERS": 2,  # search processes = searches at once
-    "SEARCH_QUEUE_LIMIT": 2000,  # engine moves that may wait in all (a bound sized from memory)
-    # Analyses (HTTP, spectators', traces) that may wait in all: a bound of their own, so
-    # waiting analyses never make a move or a new game busy.
-    "SEARCH_ANALYSIS_LIMIT": 500,
-    "SEARCH_OWNER_LIMIT": 32,  # searches one browser (or address) may have waiting
-    "SEARCH_GAME_LIMIT": 8,  # searches one game may have waiting
-    "SEARCH_RESERVE": 1,  # workers kept for engine moves (analyses use the others)
-    "SEARCH_RESTART_BACKOFF": (0.5, 30.0),  # seconds before a dead worker's replacement (min, max)
-    "SEARCH_FUNCTION": DEFAULT_SEARCH,  # "module:function" run in the workers (tests swap it)
-    "TRACE_FUNCTION": DEFAULT_TRACE,  # the same for the search explorer's traces
-    "ENGINE_RETRY_DELAYS": RETRY_DELAYS,  # seconds before each retry of a failed engine move
-    "SEARCH_WARMUP": True,  # warm the engine (compile kernels) when a worker starts
-    "SEARCH_SEED": None,  # a fixed seed makes the engine's tie-breaks repeatable (tests)
-    # Score every move for the side to move after each move, and ponder the engine's reply.
-    "LIVE_SCORES": True,
-    "SEAT_COOKIE_SECURE": False,  # True behind HTTPS (an HTTPS request gets Secure anyway)
-    "LOOKAHEAD_ROOT": None,  # the folder with templates/ and static/
-    # Proxies in front of the app (nginx: 1) whose X-Forwarded-For and -Proto it believes:
-    # the rate limits then count the browser's address, not the proxy's.
-    "TRUSTED_PROXIES": 0,
-    # A request body (HTTP) or Socket.IO message past this many bytes is refused (413).
-    "MAX_CONTENT_LENGTH": 64 * 1024,
-    # Rate limits ("N/minute"; None = none), per identity cookie and per address.
-    **admission.DEFAULTS,
-    **identity.DEFAULTS,  # the secret that signs identity cookies
-    **api.DEFAULTS,  # the analysis endpoints' budgets
-    # An analysis (HTTP) nobody asked for again in this many seconds is cancelled, not run
-    # (a 202 answer asks the client to poll every 2 s). None = never.
-    "ANALYSIS_ABANDON_SECONDS": 5.0,
-    # Analyses one identity (one address) may have under way at once: past it, 429 with
-    # Retry-After. Joining a position already being analysed is always allowed. None = no share.
-    "ANALYSIS_SHARE_PER_IDENTITY": 3,
-    "ANALYSIS_SHARE_PER_ADDRESS": 12,
-    # HTTP requests that may wait on searches at once (analysis, review, tree); past it an
-    # analysis answers 202 and a review what it has at once, a tree 503. 0 = no bound.
-    "HTTP_WAITERS": 32,
-    **tree.DEFAULTS,  # the tree endpoint's wait
-    # Retention: unfinished games untouched for N days and finished games older than
-    # M days are deleted every RETENTION_EVERY_HOURS (0 = never; `python -m webapp prune`).
-    "RETENTION_UNFINISHED_DAYS": retention.UNFINISHED_DAYS,
-    "RETENTION_FINISHED_DAYS": retention.FINISHED_DAYS,
-    "RETENTION_EVERY_HOURS": retention.EVERY_HOURS,
-}
 
 
 class NoSession(SessionInterface):

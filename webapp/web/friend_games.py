@@ -21,7 +21,8 @@ from webapp.services import GameError
 from webapp.services.friends import Friends, invite_url, room
 from webapp.store import GameRecord
 from webapp.web.admission import admit
-from webapp.web.api import game_error, json_body, service
+from webapp.web.api import json_body
+from webapp.web.common import game_error, service
 from webapp.web.identity import ensure_identity, identity
 
 bp = Blueprint("friend_games", __name__, url_prefix="/api")

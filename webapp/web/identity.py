@@ -60,11 +60,6 @@ SALT = "lookahead-identity"
 SECRET_FILE = "secret_key"
 #: The environment variable that may give the secret (kept off the command line).
 SECRET_ENV = "LOOKAHEAD_SECRET_KEY"
-#: Configuration (create_app's DEFAULTS include it).
-DEFAULTS: dict[str, str | None] = {
-    "SECRET_KEY": None,  # None: generated once into SECRET_KEY_FILE
-    "SECRET_KEY_FILE": None,  # None: secret_key in the instance folder
-}
 #: Where the request's checked identity is kept (``g``); "": it has none.
 _CHECKED = "identity_checked"
 #: Where the cookie's check is kept for the whole request: every Socket.IO event of a

@@ -27,14 +27,14 @@ from werkzeug.exceptions import HTTPException
 from webapp import protocol
 from webapp.games import GAMES
 from webapp.games.connect4_kernel import database_status
+from webapp.search_pool import timers
+from webapp.search_pool.supervise import Supervisor
 from webapp.services import GameError
 from webapp.services.positions import preview
 from webapp.web.admission import RateLimited, admit
-from webapp.web.api import service
+from webapp.web.common import service
 from webapp.web.friend_games import friend_game, friends
 from webapp.web.identity import ensure_identity, identity, offer_identity, token_for
-from webapp.workers import timers
-from webapp.workers.supervise import Supervisor
 
 bp = Blueprint("pages", __name__)
 

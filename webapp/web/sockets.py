@@ -23,7 +23,7 @@ from webapp import protocol
 from webapp.services import GameError
 from webapp.services.state import game_url
 from webapp.web.admission import admit
-from webapp.web.api import next_game, service
+from webapp.web.common import next_game, service
 from webapp.web.extensions import socketio
 from webapp.web.identity import identity, requester
 from webapp.web.identity import token_for as seat_token  # on_join's name for it

@@ -16,22 +16,17 @@ from flask import Blueprint, Flask, Response, current_app, jsonify, render_templ
 
 from webapp import protocol
 from webapp.engine.trace import DEFAULT_LIMIT, MAX_LIMIT
+from webapp.search_pool import Pool
 from webapp.services import GameError
 from webapp.services.compare import Comparisons
-from webapp.services.tree import WAIT_SECONDS, Trees, tree_request
+from webapp.services.tree import Trees, tree_request
 from webapp.web.admission import admit
-from webapp.web.api import game_error
+from webapp.web.common import game_error
 from webapp.web.identity import requester
 from webapp.web.pages import error_page
 from webapp.web.waiters import waiting_place
-from webapp.workers import Pool
 
 bp = Blueprint("tree", __name__)
-
-#: Configuration of the tree endpoint (create_app's DEFAULTS include it).
-DEFAULTS: dict[str, float] = {
-    "TREE_WAIT_SECONDS": WAIT_SECONDS,  # a request waits this long for its trace, then 503
-}
 
 
 def init_app(app: Flask, pool: Pool) -> None:

@@ -30,7 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from webapp.engine.driver import Budget, Stop
+from webapp.engine.driver import Budget
+from webapp.engine.results import Stop
 from webapp.engine.scores import INFINITY
 from webapp.games.connect4 import CELLS, WIDTH, Connect4
 from webapp.games.connect4_kernel import book as book_

@@ -2,7 +2,7 @@
 
 A web process started with ``--redis`` hands its searches to the queue
 (``queue.py``) instead of running them itself; search hosts (``python -m
-webapp.worker``) run them. The game service sees the same pool as ever
+webapp.search_host``) run them. The game service sees the same pool as ever
 (submit, cancel, has_room, position, stats, close; ``on_result``), and this is
 what changes behind it:
 
@@ -45,8 +45,8 @@ from uuid import uuid4
 
 import redis
 
-from webapp.workers.dispatch import Dispatcher, SerialExecutor
-from webapp.workers.jobs import (
+from webapp.search_pool.dispatch import Dispatcher, SerialExecutor
+from webapp.search_pool.jobs import (
     PoolBusy,
     Priority,
     ProgressCallback,
@@ -54,7 +54,7 @@ from webapp.workers.jobs import (
     ResultCallback,
     SearchJob,
 )
-from webapp.workers.queue import (
+from webapp.search_pool.queue import (
     ANALYSIS,
     CLAIM,
     COUNT_UNITS,

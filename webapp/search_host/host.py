@@ -43,15 +43,11 @@ import dramatiq
 import redis
 
 from webapp import protocol
-from webapp.services.locks import Emit, GameLocks
-from webapp.services.searches import Searches
-from webapp.services.state import engine_to_move
-from webapp.store import GameStore, StoreError, describe
-from webapp.worker.watch import Watch
-from webapp.workers import PoolBusy, SearchJob, SearchPool
-from webapp.workers.dispatch import dispatcher_of
-from webapp.workers.pool import DEFAULT_SEARCH
-from webapp.workers.queue import (
+from webapp.search_host.watch import Watch
+from webapp.search_pool import PoolBusy, SearchJob, SearchPool
+from webapp.search_pool.dispatch import dispatcher_of
+from webapp.search_pool.local_pool import DEFAULT_SEARCH
+from webapp.search_pool.queue import (
     ACTORS,
     ANALYSIS,
     HEARTBEAT_TIMEOUT,
@@ -65,6 +61,10 @@ from webapp.workers.queue import (
     reply,
     settle_claim,
 )
+from webapp.services.locks import Emit, GameLocks
+from webapp.services.searches import Searches
+from webapp.services.state import engine_to_move
+from webapp.store import GameStore, StoreError, describe
 
 log = logging.getLogger(__name__)
 

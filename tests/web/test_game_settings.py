@@ -1,4 +1,4 @@
-"""Settings validation and the limits the server searches with (webapp/settings.py)."""
+"""Settings validation and the limits the server searches with (webapp/game_settings.py)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
+from webapp.game_settings import SettingsError, engine_side, merge_settings, search_limits
 from webapp.protocol import DEFAULT_SETTINGS, MAX_DEPTH, MAX_TIME, MIN_TIME, MINIMAX_MAX_DEPTH
-from webapp.settings import SettingsError, engine_side, merge_settings, search_limits
 
 
 def test_defaults_are_valid() -> None:

@@ -28,8 +28,8 @@ from multiprocessing.connection import Connection
 from typing import Any, NamedTuple, Protocol
 
 from webapp.engine.search import CancelFlag, Limits, Progress
-from webapp.workers.cancel import RunCancel, SharedInt
-from webapp.workers.jobs import SEARCH, TRACE, SearchJob
+from webapp.search_pool.cancel import RunCancel, SharedInt
+from webapp.search_pool.jobs import SEARCH, TRACE, SearchJob
 
 log = logging.getLogger(__name__)
 

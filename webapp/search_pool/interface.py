@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from webapp.workers.jobs import (
+from webapp.search_pool.jobs import (
     Priority,
     ProgressCallback,
     QueuedCallback,

@@ -18,8 +18,8 @@ import threading
 from collections import deque
 from typing import Any
 
-from webapp.workers.jobs import SearchJob
-from webapp.workers.scheduler import Scheduler
+from webapp.search_pool.jobs import SearchJob
+from webapp.search_pool.scheduler import Scheduler
 
 log = logging.getLogger(__name__)
 

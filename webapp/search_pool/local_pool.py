@@ -41,10 +41,10 @@ from itertools import count
 from multiprocessing import connection
 from typing import Any
 
-from webapp.workers.callbacks import Callbacks
-from webapp.workers.cancel import shared_int
-from webapp.workers.dispatch import Dispatcher, SerialExecutor
-from webapp.workers.jobs import (
+from webapp.search_pool.callbacks import Callbacks
+from webapp.search_pool.cancel import shared_int
+from webapp.search_pool.dispatch import Dispatcher, SerialExecutor
+from webapp.search_pool.jobs import (
     DROPPED,
     WORKER_DIED,
     PoolBusy,
@@ -54,10 +54,10 @@ from webapp.workers.jobs import (
     ResultCallback,
     SearchJob,
 )
-from webapp.workers.restarts import CrashTracker
-from webapp.workers.scheduler import Scheduler
-from webapp.workers.slots import CONTEXT, LIVE, Run, Slot, State, stop_workers
-from webapp.workers.worker import Task
+from webapp.search_pool.process import Task
+from webapp.search_pool.restarts import CrashTracker
+from webapp.search_pool.scheduler import Scheduler
+from webapp.search_pool.slots import CONTEXT, LIVE, Run, Slot, State, stop_workers
 
 log = logging.getLogger(__name__)
 
@@ -68,8 +68,8 @@ RELAY_TICK = 1.0
 #: Messages read from one worker's pipe before the relay looks at the others.
 BATCH = 64
 #: The search function a worker runs unless told otherwise, and its trace function.
-DEFAULT_SEARCH = "webapp.workers.worker:run_search"
-DEFAULT_TRACE = "webapp.workers.worker:run_trace"
+DEFAULT_SEARCH = "webapp.search_pool.process:run_search"
+DEFAULT_TRACE = "webapp.search_pool.process:run_trace"
 #: OS niceness of the workers past the reserved ones (they take analyses and scores).
 LESSER_NICE = 10
 

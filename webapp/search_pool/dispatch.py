@@ -32,13 +32,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from webapp.workers.jobs import (
+from webapp.search_pool.interface import Pool
+from webapp.search_pool.jobs import (
     ProgressCallback,
     QueuedCallback,
     ResultCallback,
     SearchJob,
 )
-from webapp.workers.pools import Pool
 
 log = logging.getLogger(__name__)
 

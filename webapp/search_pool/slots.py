@@ -16,9 +16,9 @@ from enum import Enum
 from multiprocessing.connection import Connection
 from multiprocessing.context import SpawnProcess
 
-from webapp.workers.cancel import SharedInt
-from webapp.workers.jobs import SearchJob
-from webapp.workers.worker import worker_main
+from webapp.search_pool.cancel import SharedInt
+from webapp.search_pool.jobs import SearchJob
+from webapp.search_pool.process import worker_main
 
 #: Every worker is spawned: it inherits none of the server's threads, locks or sockets.
 CONTEXT = multiprocessing.get_context("spawn")

@@ -21,7 +21,7 @@ from typing import Any
 
 import redis
 
-from webapp.workers.queue import HOSTS, cancel_key, epoch_key
+from webapp.search_pool.queue import HOSTS, cancel_key, epoch_key
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ Engine moves and analyses are counted apart (per owner, per game and in all:
 analyses never take a move's place: however many analyses wait, a move is
 refused only for moves.
 
-This module knows nothing of processes; ``pool.py`` asks it for the next job.
+This module knows nothing of processes; ``local_pool.py`` asks it for the next job.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections import Counter, deque
 from itertools import chain, zip_longest
 
-from webapp.workers.jobs import Priority, SearchJob
+from webapp.search_pool.jobs import Priority, SearchJob
 
 
 class Lane:

@@ -1,7 +1,7 @@
 """The shared search queue on Redis: its queues, keys and messages, for web processes and hosts.
 
 Several web processes (``QueuePool``) put search jobs on Redis; search hosts
-(``python -m webapp.worker``) take them. Dramatiq's Redis broker carries the
+(``python -m webapp.search_host``) take them. Dramatiq's Redis broker carries the
 jobs: a host takes a message and acknowledges it only once the job is done,
 and a host that stops sending heartbeats for ``HEARTBEAT_TIMEOUT`` seconds
 has its unacknowledged messages put back on their queue for another host.
@@ -44,7 +44,7 @@ from dramatiq.brokers.redis import RedisBroker
 
 from webapp.engine.search import Limits
 from webapp.engine.trace import ORDERINGS
-from webapp.workers.jobs import KINDS, SEARCH, Priority, SearchJob
+from webapp.search_pool.jobs import KINDS, SEARCH, Priority, SearchJob
 
 #: The queues, and the Dramatiq actor that takes each one's messages.
 PLAY, ANALYSIS = "play", "analysis"
