@@ -16,7 +16,10 @@ See docs/operations.md, "Serving", for the measurements behind the thread count.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import logging
+import os
 import threading
 from types import FrameType
 from typing import Any
@@ -42,6 +45,29 @@ GRACEFUL_TIMEOUT = 10
 #: Seconds an idle keep-alive HTTP connection stays open (it waits in gunicorn's
 #: poller, not in a thread).
 KEEPALIVE = 5
+#: glibc's malloc arenas for the worker (its default: 8 per core). See ``fewer_arenas``.
+MALLOC_ARENAS = 2
+#: ``mallopt``'s parameter number for the arena count (glibc's malloc.h).
+M_ARENA_MAX = -8
+
+
+def fewer_arenas(arenas: int = MALLOC_ARENAS) -> bool:
+    """Cap glibc's malloc arenas in this process, unless ``MALLOC_ARENA_MAX`` says otherwise.
+
+    glibc gives threads that allocate at once arenas of their own, up to 8 per core. A
+    worker with hundreds of connection threads then keeps, in each arena, memory freed
+    there that no other arena reuses: the soak bench saw the web process's RSS creep by
+    about 0.3 MB a minute for an hour while Python's own heap stayed flat (tracemalloc).
+    Two arenas are plenty for threads that spend their time waiting. True if applied.
+    """
+    if "MALLOC_ARENA_MAX" in os.environ:
+        return False  # the operator's choice, read by glibc itself
+    name = ctypes.util.find_library("c")
+    try:
+        mallopt = ctypes.CDLL(name).mallopt
+    except (OSError, AttributeError, TypeError):  # not glibc: nothing to do
+        return False
+    return bool(mallopt(M_ARENA_MAX, arenas))
 
 
 def close_connections() -> None:
@@ -108,4 +134,5 @@ class Server(BaseApplication):  # type: ignore[misc]
             self.cfg.set(key, value)
 
     def load(self) -> Flask:
+        fewer_arenas()  # in the worker, before its threads
         return create_app(self.app_config)
