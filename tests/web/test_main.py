@@ -14,7 +14,8 @@ from tests.web.test_end_to_end import Server as Started
 from webapp.__main__ import main, parse_args
 from webapp.bench.processes import descendants
 from webapp.store import SQLiteStore
-from webapp.web.server import THREADS, Server, SocketWorker
+from webapp.web import server as server_module
+from webapp.web.server import THREADS, Server, SocketWorker, fewer_arenas
 
 
 def test_the_command_line_defaults() -> None:
@@ -62,6 +63,23 @@ def test_the_main_command_serves_websockets_in_production_and_stops_cleanly(
     text = log.read_text(errors="replace")
     assert "gunicorn" in text
     assert "development server" not in text and "Werkzeug" not in text
+
+
+def test_the_worker_caps_mallocs_arenas_unless_the_operator_chose(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list[tuple[int, int]] = []
+
+    class Libc:
+        def mallopt(self, parameter: int, value: int) -> int:
+            calls.append((parameter, value))
+            return 1
+
+    monkeypatch.setattr(server_module.ctypes, "CDLL", lambda name: Libc())
+    monkeypatch.delenv("MALLOC_ARENA_MAX", raising=False)
+    assert fewer_arenas() and calls == [(server_module.M_ARENA_MAX, server_module.MALLOC_ARENAS)]
+    monkeypatch.setenv("MALLOC_ARENA_MAX", "8")  # glibc reads it itself: left alone
+    assert not fewer_arenas() and len(calls) == 1
 
 
 def test_the_prune_command_line() -> None:
