@@ -140,6 +140,8 @@ def test_the_flag_timer_ends_the_game_on_its_own(tmp_path: Path) -> None:
     try:
         game = seated_game(clocked, clock={"initial": 0.2, "increment": 0})
         clocked.friends.move(game, "4", CREATOR)
+        # The flag waits on the process's one timer thread, never on a thread of its own.
+        assert not [t for t in threading.enumerate() if isinstance(t, threading.Timer)]
         done = threading.Event()
         deadline = 60.0  # a bound on a hang, never a pace
 

@@ -40,6 +40,8 @@ from typing import Any
 from webapp import protocol
 from webapp.engine.game import IllegalMoveError
 from webapp.games import new_game
+from webapp.search_pool import timers
+from webapp.search_pool.timers import Delayed
 from webapp.services.clock import Clock, ClockError
 from webapp.services.errors import GameError
 from webapp.services.game_service import GameService, storage_errors
@@ -82,7 +84,8 @@ class Friends:
         self.service, self.store, self.locks = service, service.store, service.locks
         self.now_ms, self.abandon_ms, self.timers = now_ms, abandon_ms, timers
         self._guard = threading.Lock()
-        self._flag_timers: dict[str, threading.Timer] = {}
+        # game id -> its flag's call on the process's one timer thread (never a thread each)
+        self._flag_timers: dict[str, Delayed] = {}
         self._sockets: dict[str, set[tuple[str, int]]] = {}  # sid -> (game, side) it sits at
         self._here: Counter[tuple[str, int]] = Counter()  # (game, side) -> its sockets
         self._gone: dict[tuple[str, int], int] = {}  # (game, side) -> since when (ms)
@@ -377,9 +380,9 @@ class Friends:
 
     def close(self) -> None:
         with self._guard:
-            timers, self._flag_timers = list(self._flag_timers.values()), {}
-        for timer in timers:
-            timer.cancel()
+            pending, self._flag_timers = list(self._flag_timers.values()), {}
+        for delayed in pending:
+            delayed.cancel()
 
     # -- helpers ---------------------------------------------------------------------------
     def _friend_game(self, game_id: object) -> GameRecord:
@@ -537,10 +540,15 @@ class Friends:
             if due is None or not self.timers:
                 return
             delay = max(0.0, (due - self.now_ms()) / 1000) + 0.01
-            timer = threading.Timer(delay, self._on_flag_timer, (record.id,))
-            timer.daemon = True
-            self._flag_timers[record.id] = timer
-        timer.start()
+            game_id = record.id
+            # The timer thread only hands the check over, in turn with the game's other
+            # news: it takes the game's lock and writes the store, which may be slow.
+            self._flag_timers[game_id] = timers.shared().call_later(
+                delay,
+                lambda: self.service.searches.dispatch.in_turn(
+                    game_id, lambda: self._on_flag_timer(game_id)
+                ),
+            )
 
     def _on_flag_timer(self, game_id: str) -> None:
         try:
