@@ -291,7 +291,11 @@ class GameService:
                     self.store.check()
                     self._store_health = "ok"
                 except Exception as err:  # any failure of the store is "unavailable"
-                    self._store_health = f"unavailable: {err or type(err).__name__}"
+                    # The reason goes to the log: /healthz is public, and a database's
+                    # message may name its host, user or files.
+                    if self._store_health == "ok":
+                        log.error("health: the store cannot write: %s", err)
+                    self._store_health = f"unavailable: {type(err).__name__}"
                 self._store_checked_at = time.monotonic()
             store = self._store_health
         workers = self.searches.pool.stats()
