@@ -136,6 +136,11 @@ def test_a_wrong_invite_or_an_engine_game_has_no_seat_to_take(app: Flask) -> Non
     state = create_friend_game(creator)
     wrong = take_seat(guest, state, invite="not-the-invite")
     assert (wrong.status_code, wrong.get_json()["error"]["code"]) == (403, protocol.BAD_INVITE)
+    accented = take_seat(guest, state, invite="é" * 8)  # any text is compared, never a 500
+    assert (accented.status_code, accented.get_json()["error"]["code"]) == (
+        403,
+        protocol.BAD_INVITE,
+    )
     engine = creator.post("/api/games", json={"game": "connect4"}).get_json()
     response = guest.post(f"/api/games/{engine['id']}/seat", json={"invite": "x"})
     assert response.get_json()["error"]["code"] == protocol.BAD_INVITE

@@ -14,6 +14,7 @@ import pytest
 from tests.web.holding_pool import HoldingPool
 from webapp import protocol
 from webapp.services import GameError, GameService
+from webapp.services import friends as friends_module
 from webapp.services.friends import Friends, room, wall_ms
 from webapp.store import open_store
 
@@ -34,7 +35,9 @@ class Time:
 class Server:
     """One server's service and friends on a database; what it sent."""
 
-    def __init__(self, database: str, time: Time, timers: bool = False) -> None:
+    def __init__(
+        self, database: str, time: Time, timers: bool = False, presence_here: bool = True
+    ) -> None:
         self.sent: list[tuple[str, Any, str]] = []
         self.service = GameService(
             open_store(database),
@@ -42,7 +45,9 @@ class Server:
             lambda event, payload, to: self.sent.append((event, payload, to)),
             seed=0,
         )
-        self.friends = Friends(self.service, now_ms=time, timers=timers)
+        self.friends = Friends(
+            self.service, now_ms=time, timers=timers, presence_here=presence_here
+        )
 
     def close(self) -> None:
         self.friends.close()
@@ -288,3 +293,42 @@ def test_both_seats_moving_at_once_exactly_one_move_is_applied(
         assert results.count("ok") == 1, results
         assert results[2] == protocol.NOT_YOUR_TURN
         assert len(first.service.get(game).moves) == ply + 1
+
+
+def test_a_finished_game_keeps_no_absence_and_absences_are_bounded(
+    server: Server, time: Time, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game = seated_game(server)
+    server.friends.move(game, "4", CREATOR)
+    server.friends.resign(game, GUEST)
+    state = server.friends.state(server.service.get(game), CREATOR)  # a later look at it
+    assert state["friend"]["gone_ms"] == [None, None]
+    assert not [seat for seat in server.friends._gone if seat[0] == game]
+    monkeypatch.setattr(friends_module, "GONE_KEPT", 6)
+    for _ in range(10):  # games nobody joins: two absences each, the oldest dropped
+        server.friends.create("connect4", {"starts": "me"}, owner=CREATOR)
+    assert len(server.friends._gone) == 6
+
+
+def test_with_several_servers_nobody_counts_as_gone(tmp_path: Path, time: Time) -> None:
+    """Pages of one game may connect to other processes: an absence here proves nothing,
+    so the game cannot be claimed (and the pages offer no claim)."""
+    several = Server(str(tmp_path / "games.db"), time, presence_here=False)
+    try:
+        game = seated_game(several)
+        several.friends.move(game, "4", CREATOR)
+        several.friends.move(game, "4", GUEST)
+        time.now += 10 * 60_000
+        state = several.friends.state(several.service.get(game), CREATOR)
+        assert state["friend"]["gone_ms"] == [None, None]
+        assert refused(several.friends.claim, game, "win", CREATOR) == protocol.TOO_EARLY
+        assert several.service.get(game).status == "playing"
+    finally:
+        several.close()
+
+
+def test_the_recent_games_give_the_creators_side(server: Server) -> None:
+    record, invite = server.friends.create("connect4", {"starts": "friend"}, owner=CREATOR)
+    server.friends.seat(record.id, invite, GUEST)
+    mine = server.service.games_of(CREATOR)
+    assert [(g["id"], g["human_side"]) for g in mine] == [(record.id, 1)]

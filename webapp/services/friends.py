@@ -32,7 +32,7 @@ import random
 import secrets
 import threading
 import time
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -63,6 +63,10 @@ def wall_ms() -> int:
     return int(time.time() * 1000)
 
 
+#: The most (game, side) absences kept (see ``Friends._gone``).
+GONE_KEPT = 20_000
+
+
 def is_friend_game(record: GameRecord) -> bool:
     return record.friend is not None
 
@@ -80,15 +84,22 @@ class Friends:
         now_ms: Callable[[], int] = wall_ms,
         abandon_ms: int = protocol.ABANDON_SECONDS * 1000,
         timers: bool = True,
+        presence_here: bool = True,
     ) -> None:
         self.service, self.store, self.locks = service, service.store, service.locks
         self.now_ms, self.abandon_ms, self.timers = now_ms, abandon_ms, timers
+        # Whether every page of a game connects to this process (one server). With several
+        # (Redis), a player absent here may be connected to another: nobody counts as gone.
+        self.presence_here = presence_here
         self._guard = threading.Lock()
         # game id -> its flag's call on the process's one timer thread (never a thread each)
         self._flag_timers: dict[str, Delayed] = {}
         self._sockets: dict[str, set[tuple[str, int]]] = {}  # sid -> (game, side) it sits at
         self._here: Counter[tuple[str, int]] = Counter()  # (game, side) -> its sockets
-        self._gone: dict[tuple[str, int], int] = {}  # (game, side) -> since when (ms)
+        # (game, side) -> since when (ms) it has had no socket here; the oldest go past
+        # GONE_KEPT (one unknown again counts from its next look: a later claim, never
+        # an earlier one), and a game's go when it ends.
+        self._gone: OrderedDict[tuple[str, int], int] = OrderedDict()
 
     @contextmanager
     def _game(self, game_id: str) -> Iterator[Outbox]:
@@ -139,7 +150,10 @@ class Friends:
                 "next": friend["next"],
                 "next_url": None if friend["next"] is None else game_url(friend["next"]),
                 "spectator_analysis": friend["spectator_analysis"],
-                "gone_ms": [self._gone_ms(record.id, s, at) for s in (0, 1)],
+                "gone_ms": [
+                    self._gone_ms(record.id, s, at) if record.status == "playing" else None
+                    for s in (0, 1)
+                ],
                 "abandon_ms": self.abandon_ms,
             },
         }
@@ -215,7 +229,10 @@ class Friends:
                 raise GameError(protocol.ALREADY_SEATED, "You hold a seat in this game already.")
             if friend["guest_hash"] is not None:
                 raise GameError(protocol.SEAT_TAKEN, "Someone took that seat: you can watch.")
-            if not isinstance(invite, str) or not secrets.compare_digest(invite, friend["invite"]):
+            if not isinstance(invite, str) or not secrets.compare_digest(
+                invite.encode(),
+                str(friend["invite"]).encode(),  # any text: bytes compare
+            ):
                 raise GameError(protocol.BAD_INVITE, "That invite is not this game's.")
             friend["guest_hash"] = token_hash(token)
             try:
@@ -318,8 +335,14 @@ class Friends:
         with self._playing(game_id, token) as (record, side, out):
             friend = record.friend
             assert friend is not None
-            gone = self._gone_ms(record.id, 1 - side, self.now_ms())
             seated = friend["guest_hash"] is not None
+            if seated and not self.presence_here:
+                raise GameError(
+                    protocol.TOO_EARLY,
+                    "With several servers a player's connection is not known here: "
+                    "a game cannot be claimed.",
+                )
+            gone = self._gone_ms(record.id, 1 - side, self.now_ms())
             if seated and (gone is None or gone < self.abandon_ms):
                 raise GameError(protocol.TOO_EARLY, "Your friend is connected, or just left.")
             if result == "win" and (len(record.moves) < 2 or not seated):
@@ -371,7 +394,7 @@ class Friends:
                     del self._here[seat]
                     left.append(seat)
             for seat in left:
-                self._gone[seat] = self.now_ms()
+                self._note_gone(seat, self.now_ms())
         for game_id in {game_id for game_id, _ in left}:
             try:
                 self.announce(game_id)
@@ -504,6 +527,9 @@ class Friends:
         friend["offers"] = dict.fromkeys(protocol.OFFER_KINDS)
         record.status = {"agreement": "drawn", "aborted": "aborted"}.get(how, "won")
         record.winner = winner
+        with self._guard:  # nobody can claim it any more
+            for side in (0, 1):
+                self._gone.pop((record.id, side), None)
         if friend["clock"] is not None:
             friend["clock"] = Clock.from_json(friend["clock"]).stopped(self.now_ms()).to_json()
         self._save(record, out)
@@ -559,16 +585,26 @@ class Friends:
     def _mark_gone(self, game_id: str, side: int) -> None:
         """No socket of ``side`` yet: it counts as gone from now (until it joins)."""
         with self._guard:
-            if (game_id, side) not in self._here:
-                self._gone.setdefault((game_id, side), self.now_ms())
+            if (game_id, side) not in self._here and (game_id, side) not in self._gone:
+                self._note_gone((game_id, side), self.now_ms())
 
     def _gone_ms(self, game_id: str, side: int, at: int) -> int | None:
         """How long ``side`` has had no socket in the game (None: it has one)."""
         with self._guard:
-            if (game_id, side) in self._here:
+            if (game_id, side) in self._here or not self.presence_here:
                 return None
-            since = self._gone.setdefault((game_id, side), at)  # unknown here: from now
+            since = self._gone.get((game_id, side))
+            if since is None:  # unknown here: from now
+                since = self._note_gone((game_id, side), at)
         return max(0, at - since)
+
+    def _note_gone(self, seat: tuple[str, int], since: int) -> int:
+        """``seat`` gone since ``since`` (under ``_guard``); the oldest past GONE_KEPT go."""
+        self._gone[seat] = since
+        self._gone.move_to_end(seat)
+        while len(self._gone) > GONE_KEPT:
+            self._gone.popitem(last=False)
+        return since
 
 
 def room(game_id: str, side: int | None) -> str:

@@ -138,7 +138,12 @@ class GameService:
                 "move_count": len(r.moves),
                 "status": r.status,
                 "winner": r.winner,
-                "human_side": 1 - engine_side(r.settings),
+                # A game between two people: the owner's side is the creator's.
+                "human_side": (
+                    1 - engine_side(r.settings)
+                    if r.friend is None
+                    else int(r.friend["creator_side"])
+                ),
                 "updated_at": r.updated_at,
                 "url": game_url(r.id),
             }

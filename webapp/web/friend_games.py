@@ -32,7 +32,10 @@ bp.register_error_handler(GameError, game_error)
 def init_app(app: Flask) -> None:
     """The app's ``Friends`` beside its game service (closed with it)."""
     app.register_blueprint(bp)
-    app.extensions["lookahead_friends"] = Friends(app.extensions["lookahead"])
+    # With Redis, pages of one game may connect to several processes (see Friends).
+    app.extensions["lookahead_friends"] = Friends(
+        app.extensions["lookahead"], presence_here=not app.config["REDIS_URL"]
+    )
 
 
 def friends() -> Friends:
