@@ -7,7 +7,7 @@ import random
 import pytest
 
 from webapp.engine.game import Game, IllegalMoveError
-from webapp.games import GAMES, UnknownGameError, new_game
+from webapp.games import GAMES, UnknownGameError, new_game, notation
 from webapp.games.notation import (
     NotationError,
     PositionError,
@@ -180,6 +180,13 @@ def test_a_drawn_board_is_read_row_by_row_from_the_top() -> None:
             1,
             "No order of moves reaches this position",
         ),
+        (
+            # The first disc is Red's, and it lies on the bottom row.
+            "connect4",
+            "." * 28 + "xx....." + "oo.....",
+            0,
+            "The first disc is Red's, so some Red disc lies on the bottom row: none does.",
+        ),
         ("connect4", "x" * 41, 0, "A connect4 board is 42 cells of x, o or '.', row by row."),
         ("tictactoe", "xo? ... ...", 0, "A tictactoe board is 9 cells of x, o or '.', row by row."),
     ],
@@ -190,3 +197,20 @@ def test_an_impossible_position_is_refused_with_the_reason(
     with pytest.raises(PositionError) as raised:
         position_moves(game, parse_cells(game, board), to_move)
     assert str(raised.value).startswith(reason)
+
+
+def test_a_board_too_tangled_to_trace_back_is_refused_in_bounded_work(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A board built so that no order exists and every way back branches (the quick check
+    on the bottom row refuses this one first): the backward search gives up after
+    ``STATES_SEARCHED`` positions, so a request's thread never spends seconds on it."""
+    board = "..x...x/oox.oox/xxo.xxo/oox.oox/xxx.xxx/ooo.ooo"
+    with pytest.raises(PositionError, match="The first disc is Red's"):
+        position_moves("connect4", parse_cells("connect4", board), 0)
+    with pytest.raises(notation._TooTangled):  # past the bound: given up
+        notation._find_order("connect4", parse_cells("connect4", board), 7)
+    monkeypatch.setattr(notation, "STATES_SEARCHED", 10**6)  # the whole search: no order
+    assert notation._find_order("connect4", parse_cells("connect4", board), 7) is None
+    real = parse_cells("connect4", "." * 35 + "...xo..")
+    assert position_moves("connect4", real, 0) == "45"  # a real position needs a handful

@@ -155,10 +155,21 @@ def position_moves(game_name: str, cells: Cells, to_move: int) -> str:
             f"With {counts[0]} {first} and {counts[1]} {second}, {players[mover]} is to move, "
             f"not {players[to_move]}."
         )
-    order = _find_order(game.name, list(cells), width)
+    if game.name == "connect4" and counts[0] and 0 not in cells[(HEIGHT - 1) * WIDTH :]:
+        raise PositionError(
+            f"The first disc is {first}'s, so some {first} disc lies on the bottom row: none does."
+        )
+    try:
+        order = _find_order(game.name, list(cells), width)
+    except _TooTangled:
+        raise PositionError(
+            "This position takes too long to trace back to a start: "
+            "type its moves instead, or draw a simpler one."
+        ) from None
     if order is None:
         raise PositionError(
-            "No order of moves reaches this position: a line would be made before the last move."
+            "No order of moves reaches this position: every way back to the start makes "
+            "a line before the last move, or needs a move out of turn."
         )
     return "".join(str(move + 1) for move in order)
 
@@ -185,9 +196,21 @@ def _lines(game_name: str, cells: Cells, side: int) -> bool:
     return has_line(stones)
 
 
+#: The most positions the backward search looks at before it gives up (a drawn board
+#: can be built so that no order exists and every way back branches: a request's
+#: thread must not spend seconds on it). Real positions need a few hundred at most.
+STATES_SEARCHED = 5_000
+
+
+class _TooTangled(Exception):
+    """The backward search looked at ``STATES_SEARCHED`` positions without an answer."""
+
+
 def _find_order(game_name: str, cells: list[int | None], width: int) -> list[int] | None:
-    """Moves (0-based) reaching ``cells``, found backwards: take back the last stone."""
+    """Moves (0-based) reaching ``cells``, found backwards: take back the last stone.
+    ``_TooTangled`` past ``STATES_SEARCHED`` positions."""
     failed: set[tuple[int | None, ...]] = set()
+    searched = 0
 
     def removable(side: int) -> list[tuple[int, int]]:
         """(cell, move) pairs the last mover ``side`` could have played last."""
@@ -208,6 +231,10 @@ def _find_order(game_name: str, cells: list[int | None], width: int) -> list[int
         key = tuple(cells)
         if key in failed:
             return None
+        nonlocal searched
+        searched += 1
+        if searched > STATES_SEARCHED:
+            raise _TooTangled
         last = (stones - 1) % 2
         for cell, move in removable(last):
             cells[cell] = None

@@ -176,7 +176,9 @@ def analysis() -> Response:
 def position_of() -> Response:
     """``?game=G&moves=4 4 5 3`` (typed) or ``?game=G&board=...&to_move=0`` (drawn) ->
     ``{game, moves}``: the move string the links take; 400 with the reason (nothing
-    searched, nothing stored)."""
+    searched, nothing stored). A drawn board is traced back to a start, bounded work
+    that still counts against the analysis rate limits."""
+    admit("analyse")
     args = request.args
     moves = typed_moves(args.get("game"), args.get("moves"), args.get("board"), args.get("to_move"))
     return jsonify({"game": args.get("game"), "moves": moves})
