@@ -82,8 +82,9 @@ _INSERT = f"INSERT INTO games ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * le
 _UPDATE = (
     f"UPDATE games SET {', '.join(f'{name} = ?' for name in UPDATED)} WHERE id = ? AND version = ?"
 )
-#: Games whose last row ``get`` keeps (``RowCache``): every game in play on a busy server.
-CACHED_GAMES = 4096
+#: Games whose last row ``get`` keeps (``RowCache``): the games in play on a busy server
+#: (a row is a few kilobytes: the whole cache stays a few megabytes, warm in minutes).
+CACHED_GAMES = 1024
 
 
 class SQLiteStore:
