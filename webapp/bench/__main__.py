@@ -42,6 +42,7 @@ No figure is asserted anywhere: this command prints what it measured.
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -279,5 +280,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+def exit_on_sigterm() -> None:
+    """SIGTERM (``kill``, ``timeout``) exits like Ctrl+C does: the benches' ``with`` blocks
+    then stop the servers they started (which sit in sessions of their own), instead of
+    leaving them running without a parent."""
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+
+
 if __name__ == "__main__":
+    exit_on_sigterm()
     sys.exit(main())
