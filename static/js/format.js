@@ -56,13 +56,22 @@ export function describeScore(score, exact, info, ply, depth = null) {
 }
 
 /**
+ * The number of the move (a pair: one stone or mark each) that brings the board to
+ * `ply`, as the move list and the review number their rows: plies 1 and 2 are move 1.
+ * @param {number} ply
+ */
+export function moveNumber(ply) {
+  return Math.ceil(ply / 2);
+}
+
+/**
  * "move 8, Red": the move after which the board stands at `ply`, numbered as the
  * move list numbers its rows (a move is a pair: one stone or mark each).
  * @param {number} ply
  * @param {string[]} players
  */
 export function moveName(ply, players) {
-  return `move ${Math.ceil(ply / 2)}, ${players[(ply - 1) % 2]}`;
+  return `move ${moveNumber(ply)}, ${players[(ply - 1) % 2]}`;
 }
 
 /** "+0.12", "−0.05", "0.00": a heuristic score with its sign. @param {number} value */

@@ -9,7 +9,6 @@ import { bindSettings } from "./settings-form.js";
 const config = readConfig();
 const form = /** @type {HTMLFormElement} */ (document.getElementById("new-game"));
 const status = /** @type {HTMLElement} */ (document.getElementById("form-status"));
-const startLabel = /** @type {HTMLElement} */ (document.getElementById("start-label"));
 const settings = bindSettings(form.querySelector(".settings-fields"), { limits: config.limits });
 
 function chosenGame() {
@@ -23,7 +22,6 @@ function syncGame() {
   for (const card of /** @type {NodeListOf<HTMLElement>} */ (form.querySelectorAll(".game-card"))) {
     card.classList.toggle("is-selected", card.dataset.game === game?.name);
   }
-  startLabel.textContent = game ? `Play ${game.label}` : "Start game";
 }
 
 form.addEventListener("change", (event) => {

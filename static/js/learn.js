@@ -7,7 +7,7 @@
 import { fetchAnalysis, fetchGame, fetchReview } from "./analysis-api.js";
 import { boardView, createBoard } from "./board-view.js";
 import { readJSON } from "./config.js";
-import { describeScore } from "./format.js";
+import { describeScore, moveNumber } from "./format.js";
 import { drillEntries, judgeTry } from "./learn-drill.js";
 import { change } from "./review-classes.js";
 import { gameInfo } from "./rules.js";
@@ -60,7 +60,7 @@ async function show(/** @type {number} */ at) {
   const before = moves.slice(0, entry.ply - 1);
   const mover = info.players[entry.player];
   $("learn-progress").textContent = `${entry.class === "blunder" ? "Blunder" : "Mistake"} ${index + 1} of ${steps.length}`;
-  $("learn-task").textContent = `At move ${entry.ply} you played ${moveName(entry.move)}: ${change(entry)}. Find a better move for ${mover}.`;
+  $("learn-task").textContent = `At move ${moveNumber(entry.ply)} you played ${moveName(entry.move)}: ${change(entry)}. Find a better move for ${mover}.`;
   $("learn-analysis").href = `/analysis?${new URLSearchParams({ game, moves: before })}`;
   verdict("");
   render();

@@ -1,11 +1,11 @@
 // Any position on the analysis board: a typed or pasted move sequence ("4453",
-// "4 4 5 3", "ddec") and a position editor (click cells, choose the side to
-// move). The server is the referee: GET /api/position normalises a sequence, or
+// "4 4 5 3", "ddec") and a position editor (click cells; the side to move
+// follows the counts). The server is the referee: GET /api/position normalises a sequence, or
 // finds a move order that reaches a drawn board, or says in one sentence why
 // not; the page shows that sentence beside the field and goes to the moves.
 
 import { send } from "./api.js";
-import { boardText, nextMark, replay } from "./rules.js";
+import { boardText, nextMark, replay, sideToMove } from "./rules.js";
 
 /**
  * Mount the panel. `currentMoves()` is the board's position (the editor starts
@@ -53,7 +53,7 @@ export function mountPositionInput({ game, currentMoves, onMoves }) {
     if (open) {
       const position = replay(game, currentMoves());
       cells = position.cells.slice();
-      setSide(position.toMove);
+      setSide(sideToMove(cells));
       drawGrid(position.info.columns);
     }
   });
@@ -97,6 +97,7 @@ export function mountPositionInput({ game, currentMoves, onMoves }) {
       };
       button.addEventListener("click", () => {
         cells[index] = nextMark(cells[index]);
+        setSide(sideToMove(cells)); // the counts decide it: never a choice to get wrong
         showError("ab-editor-error", "");
         paint();
       });

@@ -3,7 +3,7 @@
 // result changed). It reads a ReviewContext and never fetches: review.js
 // owns the loading and the page's events.
 
-import { moveName } from "./format.js";
+import { moveName, moveNumber } from "./format.js";
 import { CLASSES, PRESET, change, summarise } from "./review-classes.js";
 
 /** @typedef {import("./review-classes.js").ReviewEntry} ReviewEntry */
@@ -192,7 +192,7 @@ function moment(ctx, entry, onRetry) {
   const known = CLASSES[entry.class];
   const text = document.createElement("p");
   const best = entry.best_moves.length ? ` Best: ${info.moveNoun} ${entry.best_moves.join(" or ")}.` : "";
-  text.textContent = `Move ${Math.ceil(entry.ply / 2)}, ${sideLabel(ctx, entry.player)}: ${info.moveNoun} ${entry.move} ${known.symbol} ${known.word}, ${change(entry)}.${best}`;
+  text.textContent = `Move ${moveNumber(entry.ply)}, ${sideLabel(ctx, entry.player)}: ${info.moveNoun} ${entry.move} ${known.symbol} ${known.word}, ${change(entry)}.${best}`;
   const actions = document.createElement("span");
   actions.className = "review-moment-actions";
   const show = document.createElement("button");

@@ -202,3 +202,17 @@ export function boardText(cells) {
 export function nextMark(who) {
   return who === null ? 0 : who === 0 ? 1 : null;
 }
+
+/**
+ * Who moves in an edited position: the counts decide it, as they do in a real game
+ * (the first player starts, the sides take turns). Equal counts: the first player;
+ * one more of the first: the second. Any other count is no position (the server says
+ * why): the side with fewer moves then.
+ * @param {(number | null)[]} cells
+ * @returns {0 | 1}
+ */
+export function sideToMove(cells) {
+  const first = cells.filter((who) => who === 0).length;
+  const second = cells.filter((who) => who === 1).length;
+  return first > second ? 1 : 0;
+}

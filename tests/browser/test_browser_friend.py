@@ -106,6 +106,8 @@ def test_two_friends_play_a_whole_game_review_it_and_rematch(
     # After the game: the exact review, for everyone.
     for viewer in (page, friend_page):
         expect(viewer.locator("#analysis")).to_be_visible()
+        expect(viewer.locator("#analysis")).not_to_contain_text("engine\u2019s last")
+        expect(viewer.locator("#analysis")).not_to_contain_text("starts thinking")
     review = friend_page.request.get(page.url.replace("/g/", "/api/games/") + "/review")
     assert review.ok, review.text()
     assert [entry["move"] for entry in review.json()] == WIN_IN_COLUMN_1
@@ -155,6 +157,12 @@ def test_a_five_second_clock_runs_out(
     GamePage(page).click("4")  # the friend's time runs now
     GamePage(phone_page).wait_for_moves(1)
     expect(phone_page.locator(".clock-p1")).to_have_class(re.compile("is-running"))
+    # at 390 px each clock's name reads whole beside its time: nothing clipped or spilling
+    names = phone_page.locator(".clock-name")
+    expect(names).to_have_text(["Your friend", "You"])
+    fits = "e => e.scrollWidth <= e.clientWidth"
+    for clock in (*names.all(), *phone_page.locator(".clock").all()):
+        assert clock.evaluate(fits), clock.evaluate("e => [e.scrollWidth, e.clientWidth]")
     phone_page.screenshot(path=str(screenshots / "friend-clock-390.png"), full_page=True)
     expect(page.locator("#turn")).to_contain_text("You won on time", timeout=30_000)
     expect(phone_page.locator("#turn")).to_contain_text("Your friend won on time")
@@ -180,6 +188,12 @@ def test_spectators_see_the_analysis_only_when_the_creator_allowed_it(
         expect(page.locator("#analysis")).to_be_hidden()  # never for a player
         if allowed:
             expect(watcher.locator("#analysis")).to_be_visible()
+            # worded for two people: no engine moved, so nothing of "the engine's last move"
+            expect(watcher.locator("#analysis-empty")).to_have_text(
+                re.compile(r"^No engine plays in this game between two people")
+            )
+            expect(watcher.locator("#same-depth")).to_have_count(0)
+            expect(watcher.locator("#analysis")).not_to_contain_text("engine\u2019s last")
         else:
             expect(watcher.locator("#analysis")).to_be_hidden()
     assert not errors, errors

@@ -49,7 +49,16 @@ def test_the_home_page_shows_start_and_links_the_study_pages(
 ) -> None:
     page = open_page()
     page.goto("/")
-    assert_in_view(page, page.locator("#start"))
+    # two parallel choices, side by side in the sticky bar, both in view without scrolling
+    engine = page.get_by_role("button", name="Play the engine")
+    friend = page.get_by_role("button", name="Play a friend")
+    assert_in_view(page, engine)
+    assert_in_view(page, friend)
+    assert engine.get_attribute("id") == "start"
+    engine_box, friend_box = engine.bounding_box(), friend.bounding_box()
+    assert engine_box is not None and friend_box is not None
+    assert abs(engine_box["y"] - friend_box["y"]) <= 1  # one row
+    assert engine_box["x"] + engine_box["width"] <= friend_box["x"]
     page.screenshot(path=screenshots / f"home-{size}.png")
     analysis = page.get_by_role("link", name="Analysis board")
     tree = page.get_by_role("link", name="Search-tree explorer")

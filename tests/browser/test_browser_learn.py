@@ -52,11 +52,14 @@ def test_the_review_leads_to_a_drill_of_the_players_mistake(
 
     learn = sized.get_by_role("link", name="Learn from your mistakes (1)")
     expect(learn).to_be_visible(timeout=ENGINE_TIMEOUT_MS)
+    # the review and the drill number the mistake alike (O's reply to X's first is move 1)
+    moment = sized.locator(".review-moment-mistake")
+    expect(moment).to_contain_text(f"Move 1, O (you): cell {mistake}")
     learn.click()
     expect(sized).to_have_url(re.compile(r"/learn/[\w-]+$"))
     expect(sized.locator("#learn-progress")).to_have_text("Mistake 1 of 1")
     expect(sized.locator("#learn-task")).to_have_text(
-        f"At move 2 you played cell {mistake}: a draw became a loss. Find a better move for O."
+        f"At move 1 you played cell {mistake}: a draw became a loss. Find a better move for O."
     )
     expect(sized.locator(".board.is-interactive")).to_have_count(1, timeout=ENGINE_TIMEOUT_MS)
     # the position before the mistake: the engine's first move only

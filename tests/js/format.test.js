@@ -2,7 +2,7 @@
 import "./page-config.js";
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { count, describeScore, duration, moveName, rate, ratio, signed } from "../../static/js/format.js";
+import { count, describeScore, duration, moveName, moveNumber, rate, ratio, signed } from "../../static/js/format.js";
 import { gameInfo } from "../../static/js/rules.js";
 import { estimateStep, estimateWords, leaderWords } from "../../static/js/score-words.js";
 
@@ -78,4 +78,8 @@ test("counts, durations, ratios and move names", () => {
   assert.equal(ratio(0, 10), null);
   assert.equal(moveName(15, ["Red", "Yellow"]), "move 8, Red");
   assert.equal(moveName(2, ["X", "O"]), "move 1, O");
+});
+
+test("a move number counts pairs of plies, as the move list and the review number them", () => {
+  assert.deepEqual([1, 2, 3, 4, 5].map(moveNumber), [1, 1, 2, 2, 3]);
 });

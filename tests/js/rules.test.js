@@ -2,7 +2,7 @@
 import "./page-config.js";
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { boardText, columnHeight, gameInfo, landingCell, lineCells, nextMark, replay } from "../../static/js/rules.js";
+import { boardText, columnHeight, gameInfo, landingCell, lineCells, nextMark, replay, sideToMove } from "../../static/js/rules.js";
 
 test("gameInfo carries the server's score convention and the board's size", () => {
   const c4 = gameInfo("connect4");
@@ -81,4 +81,12 @@ test("a click in the position editor cycles empty, first player, second player",
   assert.equal(nextMark(null), 0);
   assert.equal(nextMark(0), 1);
   assert.equal(nextMark(1), null);
+});
+
+test("the counts decide the side to move in an edited position", () => {
+  assert.equal(sideToMove(replay("connect4", "").cells), 0);
+  assert.equal(sideToMove(replay("connect4", "4").cells), 1); // one Red: Yellow moves
+  assert.equal(sideToMove(replay("connect4", "44").cells), 0);
+  assert.equal(sideToMove(replay("tictactoe", "519").cells), 1);
+  assert.equal(sideToMove([1, null, null]), 0); // no position: the server says why
 });
