@@ -24,6 +24,8 @@ export function createFriendPanel(root, { gameId, act, say, names }) {
   let state = null;
   let receivedAt = 0;
   let ticking = 0;
+  /** The next game's URL once this page has set off for it (every later state names it too). */
+  let leavingFor = "";
   const invite = new URLSearchParams(window.location.search).get("invite");
 
   const button = (name, handler) => $(name)?.addEventListener("click", handler);
@@ -154,7 +156,11 @@ export function createFriendPanel(root, { gameId, act, say, names }) {
 
     $("next").hidden = !f.next_url;
     if (f.next_url) $("next-link").href = f.next_url;
-    if (f.next_url && player) window.location.assign(f.next_url); // both accepted: play on
+    // Both accepted: play on, once (a second assign would abort the first navigation).
+    if (f.next_url && player && leavingFor !== f.next_url) {
+      leavingFor = f.next_url;
+      window.location.assign(f.next_url);
+    }
 
     tick();
     if (!ticking) ticking = window.setInterval(tick, 100);
