@@ -16,7 +16,7 @@ from tests.web.conftest import MakeHeld
 from tests.web.held_engine import label
 from tests.web.helpers import Listener, make_app, wait_until
 from webapp import protocol
-from webapp.engine.search import search
+from webapp.engine.search import Limits, search
 from webapp.games import new_game
 from webapp.web.app import close_app
 
@@ -274,3 +274,22 @@ def test_an_answer_carries_the_best_line_from_a_best_move(open_app: Flask) -> No
     new_game("tictactoe", "1" + answer["pv"])  # a legal line from the position
     over = client.get("/api/analysis?game=tictactoe&moves=14253").get_json()
     assert over["pv"] == "" and over["best_moves"] == []
+
+
+@pytest.mark.parametrize("moves", ["4453", "444"])
+def test_an_exact_answer_from_the_book_carries_the_whole_best_line(
+    open_app: Flask, moves: str
+) -> None:
+    """The book and the database give a value but no line: the worker walks it on, each
+    move one that keeps the value (checked here by the solver), to the end of the game
+    (the board showed "Best line: 6" beside "loss in 18")."""
+    client = open_app.test_client()
+    answer = analysis(client, "connect4", moves)
+    assert answer["exact"] and answer["pv"][:1] in answer["best_moves"]
+    line = answer["pv"]
+    assert new_game("connect4", moves + line).is_terminal() or len(moves + line) == 42
+    value = answer["score"]
+    for ply in range(len(line)):
+        position = new_game("connect4", moves + line[:ply])
+        solved = search(position, "alphabeta", Limits(line=False), seed=0)
+        assert solved.exact and solved.score == (value if ply % 2 == 0 else -value), ply

@@ -6,11 +6,18 @@ from __future__ import annotations
 import pytest
 from flask.testing import FlaskClient
 
+from tests.web.test_searches_unit import InstantPool
 from webapp import protocol
 from webapp.engine.results import Limits
 from webapp.engine.search import search
 from webapp.games import new_game
-from webapp.services.compare import NODE_BUDGET, RUNS, compare_request, minimax_lines
+from webapp.services.compare import (
+    NODE_BUDGET,
+    RUNS,
+    Comparisons,
+    compare_request,
+    minimax_lines,
+)
 
 
 def test_both_algorithms_search_the_same_position_and_depth(client: FlaskClient) -> None:
@@ -81,3 +88,35 @@ def test_the_settings_say_what_each_algorithm_costs(client: FlaskClient) -> None
     for algorithm in ("minimax", "alphabeta"):
         nodes = search(empty, algorithm, Limits(depth=7), move_scores=False, seed=0).nodes
         assert f"{nodes:,} " in hint or f"{nodes:,})" in hint, (algorithm, nodes)
+
+
+def plain_minimax_nodes(moves: str, game: str, depth: int) -> int:
+    """The nodes of the minimax tree ``depth`` deep from ``moves``, counted over the rules
+    alone (the root, and every position down to the depth or the end of the game)."""
+    position = new_game(game, moves)
+    if depth == 0 or position.is_terminal():
+        return 1
+    return 1 + sum(
+        plain_minimax_nodes(moves + position.format_move(move), game, depth - 1)
+        for move in position.legal_moves()
+    )
+
+
+@pytest.mark.parametrize(
+    ("game", "moves", "depth"), [("tictactoe", "15", 5), ("connect4", "4453", 3)]
+)
+def test_nodes_are_counted_honestly_and_the_same_on_every_run(
+    game: str, moves: str, depth: int
+) -> None:
+    """Minimax's nodes are its whole tree, counted independently here, on every run (no
+    table or memo serves a repeat); alpha-beta's the same on every run; and no search
+    reports its depths as it goes, which would be timed with alpha-beta's passes only."""
+    pool = InstantPool()
+    comparisons = Comparisons(pool)  # type: ignore[arg-type]
+    first = comparisons.compare({"game": game, "moves": moves, "depth": str(depth)})
+    again = comparisons.compare({"game": game, "moves": moves, "depth": str(depth)})
+    minimax, alphabeta = first["results"]
+    assert minimax["nodes"] == plain_minimax_nodes(moves, game, depth)
+    assert [r["nodes"] for r in again["results"]] == [minimax["nodes"], alphabeta["nodes"]]
+    assert alphabeta["nodes"] < minimax["nodes"]
+    assert pool.submitted and not any(job.progress for job in pool.submitted)

@@ -10,6 +10,8 @@ late Connect Four position.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from flask import Flask
 
@@ -17,7 +19,7 @@ from tests.web.helpers import Listener, seated, wait_until
 from tests.web.holding_pool import HoldingPool, Sent, pure_python_scores, scores_of, values
 from tests.web.test_searches_unit import InstantPool
 from webapp import protocol
-from webapp.search_pool import Priority
+from webapp.search_pool import Priority, SearchJob
 from webapp.services import GameService
 from webapp.services import state as state_module
 from webapp.services.locks import Outbox
@@ -219,12 +221,13 @@ def test_no_exact_pass_over_the_engines_options_once_its_move_ended_the_game(
 
 
 @pytest.mark.slow
-def test_options_cut_off_exactly_by_the_engines_winning_move_are_forgotten(
+def test_options_cut_off_by_the_engines_winning_move_are_finished_exactly(
     games: tuple[GameService, HoldingPool, Sent],
 ) -> None:
     """The engine wins (three in column 1, it plays the fourth) while the exact pass over
-    its options runs (not the shallow one, as with "1425" above): that pass is cancelled,
-    none follows, and nothing stays kept for the finished game."""
+    its options runs (not the shallow one, as with "1425" above): that pass starts again
+    as lesser work (a finished game's panel showed "about even - depth 8" beside the win),
+    its exact scores join the move, and nothing stays kept for the finished game."""
     service, pool, _ = games
     pool.hold.add("scores")
     settings = {"level": "perfect", "engine_plays": "first"}
@@ -237,8 +240,13 @@ def test_options_cut_off_exactly_by_the_engines_winning_move_are_forgotten(
     moved = service.store.get(record.id)
     assert moved is not None and moved.status != "playing"
     pool.release("scores")
-    assert not [job for job in pool.submitted if job.priority == Priority.ANALYSIS]
+    assert [job for job in pool.submitted if job.priority == Priority.ANALYSIS]
     assert record.id not in service.searches.live._options
+    stored = service.store.get(record.id)
+    assert stored is not None and stored.last_engine_move is not None
+    options = stored.last_engine_move["move_scores"]
+    assert options and all(s["exact"] for s in options.values())
+    assert max(options, key=lambda m: options[m]["score"]) == "1"  # the win at once
 
 
 def test_at_a_custom_level_the_engines_options_get_their_exact_pass_too(
@@ -408,3 +416,60 @@ def test_a_move_reads_its_game_once_and_replays_it_once(
     assert reads == [record.id]
     assert [p["moves"] for e, p, _ in sent if e == protocol.STATE] == ["4"]
     assert replays == []
+
+
+#: X (the engine, first) to fill the last cell, 4: a draw that ends the game.
+LAST_MOVE = "15928736"
+
+
+def estimate(job: SearchJob) -> dict[str, Any]:
+    """A shallow pass's result that did not solve the last move."""
+    scores = {"4": {"score": 0, "exact": False, "depth": 8}}
+    return {"best_move": "4", "score": 0, "exact": False, "pv": "4", "nodes": 1, "depth": 8,
+            "time_ms": 0.1, "algorithm": job.algorithm, "move_scores": scores}  # fmt: skip
+
+
+def stored_options(service: GameService, game_id: str) -> dict[str, Any]:
+    record = service.store.get(game_id)
+    assert record is not None and record.status != "playing"
+    assert record.last_engine_move is not None and record.last_engine_move["move"] == "4"
+    options: dict[str, Any] = record.last_engine_move["move_scores"]
+    return options
+
+
+def test_a_game_ending_move_before_the_shallow_pass_gets_exact_options(
+    games: tuple[GameService, HoldingPool, Sent],
+) -> None:
+    service, pool, _ = games
+    pool.hold.add("scores")
+    record = service.create(
+        "tictactoe", {"level": "easy", "engine_plays": "first"}, LAST_MOVE, owner="me"
+    )
+    quick = pool.waiting[-1]
+    assert quick.tag[0] == "scores" and quick.limits.depth is not None
+    pool.waiting.remove(quick)
+    pool.release("engine")  # the engine's move ends the game while its options are scored
+    pool.on_result(quick, estimate(quick), None)
+    assert stored_options(service, record.id) == {"4": {"score": 0, "exact": False, "depth": 8}}
+    exact = [job for job in pool.waiting if job.priority == Priority.ANALYSIS]
+    assert exact and exact[0].limits.depth is None  # the exact pass follows
+    pool.release("scores")
+    assert stored_options(service, record.id) == {"4": {"score": 0, "exact": True}}
+
+
+def test_a_game_ending_move_during_the_exact_pass_gets_exact_options(
+    games: tuple[GameService, HoldingPool, Sent],
+) -> None:
+    service, pool, _ = games
+    pool.hold.add("scores")
+    record = service.create(
+        "tictactoe", {"level": "easy", "engine_plays": "first"}, LAST_MOVE, owner="me"
+    )
+    quick = pool.waiting[-1]
+    pool.waiting.remove(quick)
+    pool.on_result(quick, estimate(quick), None)  # an estimate: the exact pass starts
+    assert pool.waiting[-1].limits.depth is None
+    pool.release("engine")  # the move ends the game while the exact pass runs
+    assert [job for job in pool.waiting if job.priority == Priority.ANALYSIS]
+    pool.release("scores")
+    assert stored_options(service, record.id) == {"4": {"score": 0, "exact": True}}

@@ -110,6 +110,9 @@ class Limits:
     shows scores sets it False: an exact solve then walks no line past its
     first move, and with move scores solves each move on its own, without the
     position's own solve (``webapp.engine.driver``, "Exact solving").
+    ``whole_line``: an exact answer's line is walked on to the end of the game, one
+    exact solve per ply, within the limits (``webapp.engine.line``): what a position's
+    analysis shows as its best line.
     """
 
     depth: int | None = None
@@ -120,3 +123,4 @@ class Limits:
     style: Style | None = None
     root_moves: tuple[str, ...] | None = None
     line: bool = True
+    whole_line: bool = False

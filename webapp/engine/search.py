@@ -17,6 +17,7 @@ from typing import cast
 
 from webapp.engine.driver import Budget, Primitives, drive
 from webapp.engine.game import Game, Move
+from webapp.engine.line import walk_line
 from webapp.engine.python_engine import CHECK_EVERY, PythonEngine
 from webapp.engine.results import (
     ALGORITHMS,
@@ -91,9 +92,19 @@ def search(
     root = None if limits.root_moves is None else _root_moves(game, limits.root_moves)
     if opener is not None:
         with opener(budget, limits.extend) as engine:
-            return drive(engine, algorithm, limits, budget, rng, move_scores, progress, root)
-    python = PythonEngine(game.copy(), budget, table, limits.extend)
-    return drive(python, algorithm, limits, budget, rng, move_scores, progress, root)
+            result = drive(engine, algorithm, limits, budget, rng, move_scores, progress, root)
+    else:
+        python = PythonEngine(game.copy(), budget, table, limits.extend)
+        result = drive(python, algorithm, limits, budget, rng, move_scores, progress, root)
+    if limits.whole_line and result.exact:
+        result = walk_line(
+            game,
+            result,
+            budget,
+            limits,
+            lambda at, step: search(at, "alphabeta", step, cancel=cancel, seed=seed, native=native),
+        )
+    return result
 
 
 def _root_moves(game: Game, names: Sequence[str]) -> list[Move]:

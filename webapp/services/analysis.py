@@ -273,7 +273,9 @@ class Analyses:
                 game,
                 moves,
                 "alphabeta",
-                Limits(time=seconds, line=False),  # answers carry no line
+                # Each move solved on its own (no line), then an exact answer's line
+                # walked to the end of the game, in the worker (``webapp.engine.line``).
+                Limits(time=seconds, line=False, whole_line=True),
                 seed=self.seed,
                 tag=(POSITION, key, None),
                 move_scores=move_scores,

@@ -16,7 +16,8 @@ move (``last_engine_move.move_scores``); when the engine was quicker than a
 shallow pass over its own position, that pass is let finish and its scores
 join the move afterwards (``on_options``). An exact pass over the engine's
 options follows as lesser work
-(after the player's scores and the pondering), so that they read like the
+(after the player's scores and the pondering; at once when the engine's move
+ended the game), so that they read like the
 move's own exact score rather than a depth-8 estimate beside "win in 14".
 
 Pondering (thinking on the player's time, as chess engines do): once the
@@ -209,19 +210,23 @@ class LiveScores:
             self._drop_options(record.id)  # an older position's: its move is not the last now
         if old is not None and old.job is not None:
             engines = engine_side(old.record.settings) == len(old.moves) % 2
+            # A move that ends the game too: its options get their exact pass (the
+            # finished game's panel shows them beside the exact result).
             options = engines and record.moves.startswith(old.moves)
-            playing = record.status == "playing"  # over: no exact pass for the last options
             if options and old.job.limits.depth is not None:
                 with self._guard:  # a shallow pass over the engine's options: let it finish
-                    old.last_pass = old.last_pass or not playing
                     self._options[record.id] = old
             else:
                 cancel_parts(self.pool, old.job)
-                if options and record.moves != old.moves and playing:  # after the player's
+                if options and record.moves != old.moves:  # after the player's scores
                     self._park_options(old)
         if pondering is not None:
             self.pool.cancel(pondering.job.id)
         if self._closing or record.status != "playing":
+            # No player's scores to wait for: the options' exact pass now (or once their
+            # shallow pass is in, ``_options_done``).
+            if not self._closing:
+                self._score_options(record.id)
             return
         # The strongest analysis at every level; scores only: no line, so an exact solve
         # proves each move's score and no more.
