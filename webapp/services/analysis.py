@@ -169,7 +169,7 @@ class Analyses:
         found = self.lookup(key)
         if found is not None:
             return found
-        pending = self._start(key, seconds, owner, asker)
+        pending = self._start(key, seconds, owner, asker, whole_line=True)
         with self._changed:
             pending.waiting += 1
             self._changed.wait_for(lambda: pending.done, timeout=wait)
@@ -259,9 +259,13 @@ class Analyses:
                     return answer
         return None
 
-    def _start(self, key: Key, seconds: float, owner: str, asker: Asker) -> Pending:
+    def _start(
+        self, key: Key, seconds: float, owner: str, asker: Asker, whole_line: bool = False
+    ) -> Pending:
         """The search under way for ``key``, joined (and kept alive), or started if there is
-        none (GameError BUSY, OverShare)."""
+        none (GameError BUSY, OverShare). ``whole_line``: an exact answer's line is walked
+        to the end of the game (a position asked for on its own, the analysis board's; a
+        review's many positions need only their values and best moves)."""
         game, moves, move_scores = key
         with self._changed:
             pending = self._pending.get(key)
@@ -273,9 +277,10 @@ class Analyses:
                 game,
                 moves,
                 "alphabeta",
-                # Each move solved on its own (no line), then an exact answer's line
-                # walked to the end of the game, in the worker (``webapp.engine.line``).
-                Limits(time=seconds, line=False, whole_line=True),
+                # Each move solved on its own (no line), then (``whole_line``) an exact
+                # answer's line walked to the end of the game, in the worker
+                # (``webapp.engine.line``).
+                Limits(time=seconds, line=False, whole_line=whole_line),
                 seed=self.seed,
                 tag=(POSITION, key, None),
                 move_scores=move_scores,
