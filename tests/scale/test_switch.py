@@ -9,7 +9,7 @@ import socketio
 from tests.web.helpers import make_app
 from webapp.search_pool import SearchPool
 from webapp.search_pool.queue_pool import QueuePool
-from webapp.web.admission import EXTENSION, storage_uri
+from webapp.web.admission import EXTENSION, LocalWindows, SharedWindows, storage_uri
 from webapp.web.app import close_app, service_of
 from webapp.web.extensions import socketio as rooms
 
@@ -29,8 +29,9 @@ def test_redis_url_moves_the_rooms_and_the_searches_and_the_next_app_without_it_
     try:
         assert isinstance(service_of(shared).searches.pool, QueuePool)
         assert isinstance(rooms.server.manager, socketio.RedisManager)
-        limits = shared.extensions[EXTENSION].limiter.storage
-        assert type(limits).__name__ == "RedisStorage"
+        windows = shared.extensions[EXTENSION].limiter
+        assert isinstance(windows, SharedWindows)  # the counters every process shares
+        assert type(windows.limiter.storage).__name__ == "RedisStorage"
         assert shared.test_client().get("/healthz").json["workers"]["redis"] == "ok"
     finally:
         close_app(shared)
@@ -38,5 +39,6 @@ def test_redis_url_moves_the_rooms_and_the_searches_and_the_next_app_without_it_
     try:
         assert isinstance(service_of(alone).searches.pool, SearchPool)
         assert not isinstance(rooms.server.manager, socketio.RedisManager)
+        assert isinstance(alone.extensions[EXTENSION].limiter, LocalWindows)
     finally:
         close_app(alone)
