@@ -257,6 +257,24 @@ def test_local_windows_keep_a_bounded_number_of_counters_and_start_no_thread() -
     assert threading.active_count() == threads
 
 
+def test_local_windows_drop_the_counters_of_browsers_gone_quiet() -> None:
+    """Each new browser has counters of its own: once its last hit has left the window,
+    its counter can never refuse again and goes (the soak bench's heap grew by them)."""
+    clock = Clock()
+    windows = LocalWindows(clock=clock)
+    item = parse("3/minute")
+    for n in range(100):  # a hundred browsers, one hit each
+        assert windows.hit(item, "event", "id", f"browser-{n}")
+    assert len(windows) == 100
+    clock.now += 59
+    assert windows.hit(item, "event", "id", "still-here")
+    assert len(windows) == 101  # within their window: kept
+    clock.now += 2
+    assert windows.hit(item, "event", "id", "newcomer")
+    assert len(windows) == 2  # the quiet ones swept; the two recent ones stay
+    assert windows.hit(item, "event", "id", "browser-0")  # a swept one starts afresh
+
+
 def test_memory_storage_is_counted_in_process_and_redis_in_limits() -> None:
     assert isinstance(windows_at("memory://"), LocalWindows)
     assert not isinstance(windows_at("redis://127.0.0.1:1"), LocalWindows)

@@ -78,13 +78,17 @@ class LocalWindows:
 
     One more hit passes when fewer than ``amount`` hits fall in the window, that is
     when the oldest kept hit is older than the window (a deque of ``amount`` at
-    most). At most ``keys`` counters, the least recently hit dropped first.
+    most). A counter whose last hit has left its window can never refuse again and is
+    dropped (every hit sweeps the least recently hit); at most ``keys`` counters, the
+    least recently hit dropped first. Every new browser brings counters of its own:
+    without the sweep they stayed, a few hundred bytes each, up to ``keys``.
     """
 
     def __init__(self, keys: int = LOCAL_KEYS, clock: Callable[[], float] = time.monotonic) -> None:
         self._keys, self._clock = keys, clock
         self._lock = threading.Lock()
-        self._hits: OrderedDict[str, deque[float]] = OrderedDict()
+        # key -> (its last hits, its window in seconds), the least recently hit first
+        self._hits: OrderedDict[str, tuple[deque[float], float]] = OrderedDict()
 
     def test(self, item: RateLimitItem, *ids: str) -> bool:
         with self._lock:
@@ -96,25 +100,38 @@ class LocalWindows:
             if self._wait(item, ids, now) > 0:
                 return False
             key = item.key_for(*ids)
-            hits = self._hits.get(key)
-            if hits is None:
-                hits = self._hits[key] = deque(maxlen=item.amount)
+            kept = self._hits.get(key)
+            if kept is None:
+                kept = self._hits[key] = (deque(maxlen=item.amount), float(item.get_expiry()))
                 if len(self._hits) > self._keys:
                     self._hits.popitem(last=False)
             else:
                 self._hits.move_to_end(key)
-            hits.append(now)
+            kept[0].append(now)
+            self._sweep(now)
             return True
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._hits)
+
+    def _sweep(self, now: float) -> None:
+        """Drop the least recently hit counters whose last hit has left their window."""
+        while self._hits:
+            hits, window = next(iter(self._hits.values()))
+            if hits[-1] + window > now:
+                return
+            self._hits.popitem(last=False)
 
     def wait(self, item: RateLimitItem, *ids: str) -> float:
         with self._lock:
             return self._wait(item, ids, self._clock())
 
     def _wait(self, item: RateLimitItem, ids: tuple[str, ...], now: float) -> float:
-        hits = self._hits.get(item.key_for(*ids))
-        if hits is None or len(hits) < item.amount:
+        kept = self._hits.get(item.key_for(*ids))
+        if kept is None or len(kept[0]) < item.amount:
             return 0.0
-        return hits[0] + item.get_expiry() - now
+        return kept[0][0] + item.get_expiry() - now
 
 
 class SharedWindows:
