@@ -44,7 +44,7 @@ from webapp.search_pool import timers
 from webapp.search_pool.timers import Delayed
 from webapp.services.clock import Clock, ClockError
 from webapp.services.errors import GameError
-from webapp.services.game_service import GameService, storage_errors
+from webapp.services.game_service import GameService
 from webapp.services.locks import Outbox
 from webapp.services.positions import preview
 from webapp.services.seats import holds_seat, new_game_id, token_hash
@@ -100,15 +100,6 @@ class Friends:
         # GONE_KEPT (one unknown again counts from its next look: a later claim, never
         # an earlier one), and a game's go when it ends.
         self._gone: OrderedDict[tuple[str, int], int] = OrderedDict()
-
-    @contextmanager
-    def _game(self, game_id: str) -> Iterator[Outbox]:
-        out = Outbox()
-        try:
-            with self.locks.hold(game_id), storage_errors():
-                yield out
-        finally:
-            out.flush(self.service.emit)
 
     # -- reading --------------------------------------------------------------------
     def side_of(self, record: GameRecord, token: str | None) -> int | None:
@@ -212,7 +203,7 @@ class Friends:
                 "next": None,
             },
         )
-        with self._game(record.id):
+        with self.service.locked(record.id):
             self.store.create(record)
             self._mark_gone(record.id, creator_side)
             self._mark_gone(record.id, 1 - creator_side)
@@ -221,7 +212,7 @@ class Friends:
     def seat(self, game_id: object, invite: object, token: str) -> GameRecord:
         """The browser ``token`` takes the invite's seat: exactly one browser ever does."""
         record = self._friend_game(game_id)
-        with self._game(record.id) as out:
+        with self.service.locked(record.id) as out:
             record = self._friend_game(record.id)
             friend = record.friend
             assert friend is not None
@@ -355,7 +346,7 @@ class Friends:
 
     def check_flag(self, game_id: str) -> None:
         """End the game if the running side's time is out (the flag timer calls this)."""
-        with self._game(game_id) as out:
+        with self.service.locked(game_id) as out:
             record = self.store.get(game_id)
             if record is not None and record.friend is not None:
                 self._flag(record, out)
@@ -378,7 +369,7 @@ class Friends:
 
     def announce(self, game_id: str) -> None:
         """Send every viewer of the game its state (a player came back)."""
-        with self._game(game_id) as out:
+        with self.service.locked(game_id) as out:
             record = self.store.get(game_id)
             if record is not None and record.friend is not None:
                 self._publish(record, out)
@@ -420,7 +411,7 @@ class Friends:
     ) -> Iterator[tuple[GameRecord, int, Outbox]]:
         """The game (flag checked) and the sender's side, under the game's lock."""
         record = self._friend_game(game_id)
-        with self._game(record.id) as out:
+        with self.service.locked(record.id) as out:
             record = self._friend_game(record.id)
             side = self.side_of(record, token)
             if side is None:

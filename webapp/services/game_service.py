@@ -98,7 +98,7 @@ class GameService:
         self._store_health, self._store_checked_at = "ok", -HEALTH_CHECK_SECONDS
 
     @contextmanager
-    def _game(self, game_id: str) -> Iterator[Outbox]:
+    def locked(self, game_id: str) -> Iterator[Outbox]:
         """Hold the game's lock; send what was said once it is let go (also after a refusal)."""
         out = Outbox()
         try:
@@ -166,7 +166,7 @@ class GameService:
             start["winner"],
             preset=len(start["moves"]),  # played by no one in this game: the review says so
         )
-        with self._game(record.id):
+        with self.locked(record.id):
             if engine_to_move(record) and not self.searches.has_room(record):
                 raise self._busy()
             self.store.create(record)
@@ -196,7 +196,7 @@ class GameService:
         """The human player's move; the engine starts thinking if it is then to move."""
         if not isinstance(move, str) or len(move) != 1:
             raise GameError(protocol.BAD_REQUEST, 'move must be one character, like "4".')
-        with self._game(self._game_id(game_id)) as out:
+        with self.locked(self._game_id(game_id)) as out:
             record = self._seated(game_id, token)  # read under the lock: as it stands
             self._check_playing(record)
             if to_move(record) != 1 - engine_side(record.settings):
@@ -217,7 +217,7 @@ class GameService:
 
     def undo(self, game_id: object, token: str | None) -> GameRecord:
         """Take back the human's last move and the engine's reply to it (if made)."""
-        with self._game(self._game_id(game_id)) as out:
+        with self.locked(self._game_id(game_id)) as out:
             record = self._seated(game_id, token)
             human = 1 - engine_side(record.settings)
             keep = max((i for i in range(len(record.moves)) if i % 2 == human), default=None)
@@ -232,7 +232,7 @@ class GameService:
 
     def change_settings(self, game_id: object, changes: object, token: str | None) -> GameRecord:
         """New engine settings, from the engine's next move (a search under way restarts)."""
-        with self._game(self._game_id(game_id)) as out:
+        with self.locked(self._game_id(game_id)) as out:
             record = self._seated(game_id, token)
             try:
                 settings = merge_settings(changes, record.settings, creating=False)
@@ -266,7 +266,7 @@ class GameService:
     # -- life cycle ------------------------------------------------------------------------
     def wake(self, game_id: str) -> None:
         """Start the engine if it is to move and idle (a game left waiting, e.g. by a restart)."""
-        with self._game(game_id) as out:
+        with self.locked(game_id) as out:
             record = self.store.get(game_id)
             if record is None:
                 return
