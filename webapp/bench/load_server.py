@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -79,7 +80,9 @@ class LoadServer:
         nginx: bool = False,
         settings: Sequence[str] = (),
         options: Sequence[str] = (),
+        keep_logs: Path | None = None,
     ) -> None:
+        self.keep_logs = keep_logs  # a folder to copy the servers' logs into when they stop
         self.workers, self.redis, self.db = workers, redis, db
         self.settings = list(settings)  # more ``KEY=VALUE`` for the web processes' --set
         self.options = list(options)  # more of the web processes' arguments
@@ -208,6 +211,11 @@ class LoadServer:
             with contextlib.suppress(OSError):  # its search workers, should any be left
                 os.killpg(process.pid, signal.SIGKILL)
             process.wait()
+        if self.keep_logs is not None:
+            self.keep_logs.mkdir(parents=True, exist_ok=True)
+            for _, log in processes:
+                with contextlib.suppress(OSError):
+                    shutil.copyfile(log, self.keep_logs / log.name)
         if self.folder is not None:
             self.folder.cleanup()
             self.folder = None

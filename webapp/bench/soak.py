@@ -27,6 +27,7 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import requests
@@ -297,6 +298,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--url", help="a server already running (else one is started)")
     parser.add_argument("--workers", type=int, default=2, help="search processes (2)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--keep-logs", type=Path, metavar="DIR",
+                        help="copy the server's logs into DIR when it stops")  # fmt: skip
     return parser.parse_args(argv)
 
 
@@ -304,7 +307,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     tally, stop, rng = Tally(), threading.Event(), random.Random(args.seed)
     try:
-        with LoadServer(args.url, args.workers) as server:
+        with LoadServer(args.url, args.workers, keep_logs=args.keep_logs) as server:
             url, pid = server.url, server.web_pid
             print(f"# Soak: {url} ({args.url or server.describe()}), {args.minutes:g} min, "
                   f"{args.players} players, {args.spectators} spectators, a search process "
