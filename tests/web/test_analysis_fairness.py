@@ -18,7 +18,7 @@ from tests.web.conftest import MakeHeld
 from tests.web.held_engine import label
 from tests.web.helpers import WAIT, Listener, create, wait_until
 from webapp import protocol
-from webapp.search_pool import PoolBusy, SearchJob
+from webapp.search_pool import WORKER_DIED, PoolBusy, SearchJob
 from webapp.services.analysis import NOBODY, Analyses, Asker, OverShare
 from webapp.services.errors import GameError
 from webapp.web.app import socketio
@@ -338,3 +338,24 @@ def test_the_last_client_leaving_cancels_a_shared_analysis(held: MakeHeld) -> No
     first.client.disconnect()
     second.client.disconnect()
     wait_until(lambda: holds.cancelled("tictactoe-start"))
+
+
+def test_an_analysis_whose_worker_died_is_searched_again_once() -> None:
+    """A search process killed under an analysis (the soak kills one every 2 minutes) is
+    not the asker's 500: the search runs again, and only a second death fails it."""
+    made, pool, _ = analyses()
+    assert ask(made, "5") is None
+    pool.on_result(pool.submitted[0], None, WORKER_DIED)
+    assert len(pool.submitted) == 2 and made.under_way() == 1  # searching again
+    pool.on_result(pool.submitted[0], RESULT, None)  # the dead run's late word: ignored
+    assert made.under_way() == 1
+    pool.on_result(pool.submitted[1], RESULT, None)
+    answer = ask(made, "5")
+    assert answer is not None and answer["exact"] and len(pool.submitted) == 2
+
+    assert ask(made, "4") is None
+    pending = made._pending[("tictactoe", "4", True)]
+    for run in (2, 3):
+        pool.on_result(pool.submitted[run], None, WORKER_DIED)
+    assert len(pool.submitted) == 4 and made.under_way() == 0  # twice: failed, not a third
+    assert pending.done and pending.answer is None and pending.error == WORKER_DIED

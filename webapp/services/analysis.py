@@ -44,14 +44,14 @@ import threading
 import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from webapp import protocol
 from webapp.engine.game import Game
 from webapp.engine.results import Limits
 from webapp.games import new_game
-from webapp.search_pool import Pool, PoolBusy, Priority, SearchJob
+from webapp.search_pool import WORKER_DIED, Pool, PoolBusy, Priority, SearchJob
 from webapp.search_pool.dispatch import dispatcher_of
 from webapp.search_pool.timers import Timers, shared
 from webapp.services.errors import GameError
@@ -111,6 +111,7 @@ class Pending:
     answer: dict[str, Any] | None = None
     error: str | None = None
     done: bool = False
+    ran_again: bool = False  # its worker died once and it was started again
 
 
 class Analyses:
@@ -382,6 +383,8 @@ class Analyses:
     # -- the pool's callbacks (relay thread) ------------------------------------------
     def _on_result(self, job: SearchJob, result: dict[str, Any] | None, error: str | None) -> None:
         key: Key = job.tag[1]
+        if error == WORKER_DIED and self._run_again(key, job):
+            return
         answer = None if result is None else answer_of(key, result)
         with self._changed:
             pending = self._settle(key, job)
@@ -394,6 +397,26 @@ class Analyses:
                 while len(self._cache) > self.cache_size:
                     self._cache.popitem(last=False)
             self._changed.notify_all()
+
+    def _run_again(self, key: Key, job: SearchJob) -> bool:
+        """Start ``job`` once more after its worker died under it (killed, out of memory):
+        whoever waits gets the answer, not an error. Once only: a position that kills its
+        worker twice fails. False when it was not started again."""
+        with self._changed:
+            pending = self._pending.get(key)
+            if pending is None or pending.job is not job or pending.ran_again:
+                return False
+            again = replace(job, id=0, cancelled=False, dropped=False)
+            pending.job, pending.ran_again = again, True
+        try:
+            self.pool.submit(again)
+        except PoolBusy:
+            with self._changed:
+                if pending.job is again:
+                    pending.job = job  # settled below as the failure it is
+            return False
+        log.warning("analysis of %s %r: its search worker died; searching again", *key[:2])
+        return True
 
 
 def _shares_of(asker: Asker) -> list[tuple[str, str]]:
