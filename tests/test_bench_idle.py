@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -59,8 +60,11 @@ def test_the_serving_process_is_the_child_that_is_not_multiprocessing() -> None:
 def test_the_idle_bench_holds_spectators_and_times_pages(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert idle.main(["--spectators", "5", "--fetches", "5", "--workers", "1"]) == 0
+    argv = ["--spectators", "5", "--fetches", "5", "--workers", "1", "--players", "2"]
+    assert idle.main([*argv, "--moves", "2"]) == 0
     out = capsys.readouterr().out
     assert "5 spectators joined" in out and ", 0 failed" in out
-    assert "5 fetches, 5 spectators: p50" in out and "failed 0," in out
+    assert re.search(r"\d+ fetches, 5 spectators: p50", out) and "failed 0," in out
+    # The players played meanwhile: 2 moves each, every one answered.
+    assert "2 Easy players meanwhile: 4 moves, 4 replies, reply p50" in out
     assert "web process" in out  # its threads and memory were read

@@ -1,9 +1,12 @@
-"""``python -m webapp.bench idle``: many idle spectators held open while pages are fetched.
+"""``python -m webapp.bench idle``: many idle spectators held open while players play.
 
 Starts ``python -m webapp`` (or uses ``--url``), creates one game, opens ``--spectators``
-WebSocket connections that join it and then only answer the server's pings, then
-times ``--fetches`` page fetches (``GET /``, one after another) and prints p50/p95/max,
-with the web process's threads, resident memory and open files before and after.
+WebSocket connections that join it and then only answer the server's pings, then, while
+``--players`` Easy players play (``--moves`` each, thinking 0.2-1.0 s; as the load bench's
+players), times page fetches (``GET /``, one after another: ``--fetches`` at least, and
+on until the players are done) and prints their p50/p95/max and the players' engine
+reply p50/p95/max, with the web process's threads, resident memory and open files
+before and after.
 
 The spectators speak Engine.IO/Socket.IO by hand over ``websocket-client`` with one
 thread for all of them (a selector), so the benchmark itself stays small: the server's
@@ -25,7 +28,8 @@ import requests
 import websocket
 
 from webapp import protocol
-from webapp.bench.load import ms, nearest_rank
+from webapp.bench.load import Options, Scenario, ms, nearest_rank, run_players
+from webapp.bench.load_players import Tally
 from webapp.bench.load_server import LoadServer, ServerFailed
 from webapp.bench.processes import Usage, server_processes, usage
 
@@ -85,11 +89,15 @@ class Spectators:
                 ws.close(timeout=1)
 
 
-def fetch_pages(url: str, count: int) -> tuple[list[float], int]:
-    """``count`` fetches of ``url``/ one after another: their seconds, and the failures."""
-    seconds, failed = [], 0
+def fetch_pages(
+    url: str, count: int, until: threading.Event | None = None
+) -> tuple[list[float], int]:
+    """``count`` fetches of ``url``/ one after another (and on until ``until`` is set):
+    their seconds, and the failures."""
+    seconds: list[float] = []
+    failed = 0
     with requests.Session() as http:
-        for _ in range(count):
+        while len(seconds) + failed < count or (until is not None and not until.is_set()):
             started = time.perf_counter()
             try:
                 ok = http.get(url + "/", timeout=30).status_code == 200
@@ -100,6 +108,17 @@ def fetch_pages(url: str, count: int) -> tuple[list[float], int]:
             else:
                 failed += 1
     return seconds, failed
+
+
+def play(url: str, players: int, moves: int, tally: Tally, done: threading.Event) -> None:
+    """``players`` Easy players of Connect Four, ``moves`` each; ``done`` set at the end."""
+    try:
+        if players > 0:
+            scenario = Scenario("idle", "easy", players=players, moves=moves)
+            options = Options("connect4", (0.2, 1.0), max_seconds=120.0, seed=1)
+            run_players([url], scenario, options, threading.Event(), tally, None)
+    finally:
+        done.set()
 
 
 def describe(label: str, pid: int | None) -> str:
@@ -118,6 +137,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--spectators", type=int, default=1000, help="connections (1000)")
     parser.add_argument("--fetches", type=int, default=200, help="page fetches (200)")
+    parser.add_argument("--players", type=int, default=50,
+                        help="Easy players playing meanwhile (50; 0: none)")  # fmt: skip
+    parser.add_argument("--moves", type=int, default=10, help="moves per player (10)")
     parser.add_argument("--url", help="a server already running (else one is started)")
     parser.add_argument("--workers", type=int, default=2, help="search processes (2)")
     parser.add_argument(
@@ -153,8 +175,21 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"{len(spectators.sockets)} spectators joined in {took:.1f} s, "
                       f"{refused} failed", flush=True)  # fmt: skip
                 print(describe("with them", pid), flush=True)
-                seconds, failed = fetch_pages(url, args.fetches)
-                print(f"{args.fetches} fetches, {len(spectators.sockets)} spectators: "
+                played, done = Tally(), threading.Event()
+                players = threading.Thread(
+                    target=play, args=(url, args.players, args.moves, played, done), daemon=True
+                )
+                players.start()
+                seconds, failed = fetch_pages(url, args.fetches, until=done)
+                players.join()
+                lat = played.latencies
+                errors = ", ".join(f"{code}={n}" for code, n in sorted(played.errors.items()))
+                print(f"{args.players} Easy players meanwhile: {played.moves} moves, "
+                      f"{played.replies} replies, reply p50 {ms(nearest_rank(lat, 50))} ms, "
+                      f"p95 {ms(nearest_rank(lat, 95))} ms, "
+                      f"max {ms(max(lat, default=float('nan')))} ms, "
+                      f"timeouts {played.timeouts}, errors: {errors or '-'}")  # fmt: skip
+                print(f"{len(seconds) + failed} fetches, {len(spectators.sockets)} spectators: "
                       f"p50 {ms(nearest_rank(seconds, 50))} ms, "
                       f"p95 {ms(nearest_rank(seconds, 95))} ms, "
                       f"max {ms(max(seconds, default=float('nan')))} ms, failed {failed}, "
