@@ -32,20 +32,18 @@ sends their results here, and nothing else.
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from math import prod
 from typing import Any
 
 from webapp import protocol
 from webapp.engine.game import Game
 from webapp.engine.results import Limits
-from webapp.search_pool import Pool, PoolBusy, Priority, SearchJob
+from webapp.search_pool import Pool, Priority, SearchJob
 from webapp.search_pool.dispatch import dispatcher_of
 from webapp.services.errors import GameError
 from webapp.services.tree import searchable_position
+from webapp.services.waited_search import Outcome, report, waited_search
 
 #: The dispatcher's kind for a comparison's jobs.
 KIND = "compare"
@@ -96,22 +94,12 @@ def compare_request(args: Mapping[str, str]) -> tuple[str, str, int, Game]:
     return game, moves, depth, position
 
 
-@dataclass(eq=False)
-class Waiting:
-    """The tag of a comparison's search: its outcome, once the pool reports it."""
-
-    kind: str = KIND
-    done: threading.Event = field(default_factory=threading.Event)
-    result: dict[str, Any] | None = None
-    error: str | None = None
-
-
 class Comparisons:
     """Minimax and alpha-beta searches in ``pool``; see the module docstring."""
 
     def __init__(self, pool: Pool, *, wait: float = WAIT_SECONDS) -> None:
         self.pool, self.wait = pool, wait
-        dispatcher_of(pool).register(KIND, self._on_result)
+        dispatcher_of(pool).register(KIND, report)
 
     def compare(self, args: Mapping[str, str], owner: str = "") -> dict[str, Any]:
         """``{game, moves, depth, asked_depth, results: [{algorithm, nodes, time_ms, runs,
@@ -154,41 +142,28 @@ class Comparisons:
     def _search(
         self, game: str, moves: str, algorithm: str, depth: int, owner: str
     ) -> dict[str, Any]:
-        waiting = Waiting()
-        job = SearchJob(
-            game,
-            moves,
-            algorithm,
-            Limits(depth=depth),
-            seed=SEED,
-            tag=waiting,
-            move_scores=False,
-            priority=Priority.ANALYSIS,
-            owner=owner,
-            # Nobody follows its depths: a message per depth through the worker's pipe,
-            # inside the search's clock, would time alpha-beta's iterations (one each) and
-            # not minimax's single pass.
-            progress=False,
-        )
-        try:
-            self.pool.submit(job)
-        except PoolBusy as busy:
-            raise GameError(protocol.BUSY, f"The server is busy: {busy}. Try again soon.") from None
-        started = time.monotonic()
-        if not waiting.done.wait(self.wait):
-            self.pool.cancel(job.id)
-            if not waiting.done.is_set():
-                waited = time.monotonic() - started
-                raise GameError(
-                    protocol.BUSY,
-                    f"The search workers are busy (waited {waited:.0f} s). Try again soon.",
-                )
-        if waiting.result is None:
-            raise GameError(protocol.ENGINE_FAILED, f"The search failed: {waiting.error}")
-        return waiting.result
+        def search(outcome: Outcome) -> SearchJob:
+            return SearchJob(
+                game,
+                moves,
+                algorithm,
+                Limits(depth=depth),
+                seed=SEED,
+                tag=outcome,
+                move_scores=False,
+                priority=Priority.ANALYSIS,
+                owner=owner,
+                # Nobody follows its depths: a message per depth through the worker's pipe,
+                # inside the search's clock, would time alpha-beta's iterations (one each)
+                # and not minimax's single pass.
+                progress=False,
+            )
 
-    # -- the pool's callback (the dispatcher's) -----------------------------------------
-    def _on_result(self, job: SearchJob, result: dict[str, Any] | None, error: str | None) -> None:
-        if isinstance(job.tag, Waiting):
-            job.tag.result, job.tag.error = result, error
-            job.tag.done.set()
+        return waited_search(
+            self.pool,
+            search,
+            self.wait,
+            busy="The search workers are busy (waited {waited:.0f} s). Try again soon.",
+            failed="The search failed",
+            kind=KIND,
+        )

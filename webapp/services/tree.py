@@ -25,9 +25,7 @@ it.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from webapp import protocol
@@ -35,10 +33,11 @@ from webapp.engine.game import Game, IllegalMoveError
 from webapp.engine.results import ALGORITHMS, Limits
 from webapp.engine.trace import DEFAULT_LIMIT, MAX_LIMIT, ORDERINGS
 from webapp.games import GAMES, new_game
-from webapp.search_pool import TRACE, Pool, PoolBusy, Priority, SearchJob
+from webapp.search_pool import TRACE, Pool, Priority, SearchJob
 from webapp.search_pool.dispatch import dispatcher_of
 from webapp.services.errors import GameError
 from webapp.services.positions import MAX_MOVES_LENGTH
+from webapp.services.waited_search import Outcome, report, waited_search
 
 #: Seconds a request waits for its trace before it is refused as busy (see the docstring).
 WAIT_SECONDS = 15.0
@@ -107,21 +106,12 @@ def _number(args: Mapping[str, str], name: str, default: int, largest: int) -> i
     return int(text)
 
 
-@dataclass(eq=False)
-class Waiting:
-    """The tag of a trace job: its outcome, once the pool reports it."""
-
-    done: threading.Event = field(default_factory=threading.Event)
-    result: dict[str, Any] | None = None
-    error: str | None = None
-
-
 class Trees:
     """Traced searches in ``pool``; see the module docstring."""
 
     def __init__(self, pool: Pool, *, wait: float = WAIT_SECONDS) -> None:
         self.pool, self.wait = pool, wait
-        dispatcher_of(pool).register(TRACE, self._on_result)  # a trace tells no progress
+        dispatcher_of(pool).register(TRACE, report)  # a trace tells no progress
 
     def search_tree(self, args: Mapping[str, str], owner: str = "") -> dict[str, Any]:
         """The traced search a tree request asks for: the request echoed, then the trace
@@ -131,37 +121,26 @@ class Trees:
         the trace or it has not run within ``wait`` seconds, ENGINE_FAILED when it failed.
         """
         request = tree_request(args)
-        waiting = Waiting()
-        job = SearchJob(
-            request["game"],
-            request["moves"],
-            request["algorithm"],
-            Limits(depth=request["depth"], nodes=request["limit"]),
-            seed=SEED,
-            tag=waiting,
-            move_scores=False,
-            priority=Priority.ANALYSIS,
-            owner=owner,
-            kind=TRACE,
-            ordering=request["ordering"],
-        )
-        try:
-            self.pool.submit(job)
-        except PoolBusy as busy:
-            raise GameError(protocol.BUSY, f"The server is busy: {busy}. Try again soon.") from None
-        if not waiting.done.wait(self.wait):
-            self.pool.cancel(job.id)  # nobody waits for it any more: free its worker
-            if not waiting.done.is_set():  # (unless its answer came meanwhile)
-                raise GameError(
-                    protocol.BUSY,
-                    "The search workers are busy: the tree was not drawn. Try again soon.",
-                )
-        if waiting.result is None:
-            raise GameError(protocol.ENGINE_FAILED, f"The trace failed: {waiting.error}")
-        return request | waiting.result
 
-    # -- the pool's callback (the dispatcher's) -----------------------------------------
-    def _on_result(self, job: SearchJob, result: dict[str, Any] | None, error: str | None) -> None:
-        if isinstance(job.tag, Waiting):
-            job.tag.result, job.tag.error = result, error
-            job.tag.done.set()
+        def trace(outcome: Outcome) -> SearchJob:
+            return SearchJob(
+                request["game"],
+                request["moves"],
+                request["algorithm"],
+                Limits(depth=request["depth"], nodes=request["limit"]),
+                seed=SEED,
+                tag=outcome,
+                move_scores=False,
+                priority=Priority.ANALYSIS,
+                owner=owner,
+                kind=TRACE,
+                ordering=request["ordering"],
+            )
+
+        return request | waited_search(
+            self.pool,
+            trace,
+            self.wait,
+            busy="The search workers are busy: the tree was not drawn. Try again soon.",
+            failed="The trace failed",
+        )
