@@ -106,6 +106,7 @@ def test_two_friends_play_a_whole_game_review_it_and_rematch(
     # After the game: the exact review, for everyone.
     for viewer in (page, friend_page):
         expect(viewer.locator("#analysis")).to_be_visible()
+        expect(viewer.locator("#analysis-title")).to_have_text("Review")  # two people: no engine
         expect(viewer.locator("#analysis")).not_to_contain_text("engine\u2019s last")
         expect(viewer.locator("#analysis")).not_to_contain_text("starts thinking")
     review = friend_page.request.get(page.url.replace("/g/", "/api/games/") + "/review")
@@ -188,6 +189,8 @@ def test_spectators_see_the_analysis_only_when_the_creator_allowed_it(
         expect(page.locator("#analysis")).to_be_hidden()  # never for a player
         if allowed:
             expect(watcher.locator("#analysis")).to_be_visible()
+            title = watcher.locator("#analysis-title")
+            expect(title).to_have_text("Engine analysis for spectators")
             # worded for two people: no engine moved, so nothing of "the engine's last move"
             expect(watcher.locator("#analysis-empty")).to_have_text(
                 re.compile(r"^No engine plays in this game between two people")
