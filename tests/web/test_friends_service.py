@@ -332,3 +332,13 @@ def test_the_recent_games_give_the_creators_side(server: Server) -> None:
     server.friends.seat(record.id, invite, GUEST)
     mine = server.service.games_of(CREATOR)
     assert [(g["id"], g["human_side"]) for g in mine] == [(record.id, 1)]
+
+
+def test_the_recent_games_of_the_second_seat_give_its_side(server: Server) -> None:
+    """The friend who took the seat finds the game among their recent games, on their side."""
+    record, invite = server.friends.create("connect4", {"starts": "friend"}, owner=CREATOR)
+    assert server.service.games_of(GUEST) == []  # not theirs until they sit
+    server.friends.seat(record.id, invite, GUEST)
+    theirs = server.service.games_of(GUEST)
+    assert [(g["id"], g["human_side"]) for g in theirs] == [(record.id, 0)]
+    assert server.service.games_of(OTHER) == []

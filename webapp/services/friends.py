@@ -1,7 +1,7 @@
 """Games between two people: seats, invites, moves on a clock, offers, abandonment.
 
 A game between two people is a stored game whose ``friend`` data holds what an
-engine game has no use for (the store's schema, version 5)::
+engine game has no use for (the store's schema, version 5 on)::
 
     invite              the token of the invite link (whoever presents it first sits)
     guest_hash          the hash of the second seat's token, None until it is taken
