@@ -174,9 +174,7 @@ class PostgresStore:
     def games_of(self, seat_hash: str, limit: int) -> list[GameRecord]:
         if not _storable(seat_hash):
             return []
-        query = (
-            f"{_SELECT} WHERE seat_hash = %s OR {_GUEST} = %s ORDER BY updated_at DESC, id DESC"
-        )
+        query = f"{_SELECT} WHERE seat_hash = %s OR {_GUEST} = %s ORDER BY updated_at DESC, id DESC"
         return self._valid(query, (seat_hash, seat_hash), limit, "games_of")
 
     def prune(self, *, unfinished_before: str, finished_before: str) -> int:
