@@ -23,6 +23,7 @@ def test_a_small_friends_run_relays_every_move_to_the_other_player() -> None:
     assert (row["pairs"], row["moves"], row["relayed"]) == ("2", "8", "8"), done.stdout
     assert (row["tmout"], row["disc"], row["errors"]) == ("0", "0", "-"), done.stdout
     assert float(row["p50"]) <= float(row["p95"]) <= float(row["max"]), done.stdout
+    assert float(row["cpu_s"]) > 0 and float(row["cpu_ms"]) > 0, done.stdout  # read from /proc
 
 
 def test_a_server_that_cannot_be_reached_is_an_error() -> None:

@@ -8,7 +8,9 @@ each thinking ``--think`` seconds (0.2-1.0) before a move, ``--moves`` moves a
 game (20). It prints the relay latency, from a player's ``move`` to the other
 player's ``state`` with that move (both in this process, one clock),
 p50/p95/max, with the moves sent, those relayed, refusals and errors by code,
-timeouts and dropped connections.
+timeouts and dropped connections; for a server started here, the web process's
+CPU time (``/proc``) per relayed move, which a machine loaded by others distorts
+far less than the latency (it covers the pairs' creating, seating and joining too).
 
 No figure is asserted: this command prints what it measured. Its exit status
 is non-zero only when the server could not be started (or reached).
@@ -28,7 +30,7 @@ import requests
 import socketio
 
 from webapp import protocol
-from webapp.bench.load import nearest_rank, parse_think
+from webapp.bench.load import cpu_of, nearest_rank, parse_think
 from webapp.bench.load_players import REPLY_TIMEOUT, Tally, connect, cookie_header
 from webapp.bench.load_server import LoadServer, ServerFailed
 
@@ -158,7 +160,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.moves = max(1, min(args.moves, len(COLUMNS)))
     try:
         with LoadServer(args.url, workers=1) as server:
+            cpu_before = cpu_of(server.web_pid)[0]
             tally, seconds = run(server.url, args)
+            cpu = cpu_of(server.web_pid)[0] - cpu_before  # NaN for --url
     except ServerFailed as failed:
         print(f"error: {failed}", file=sys.stderr)
         return 1
@@ -167,12 +171,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"# Friends benchmark: {args.pairs} pairs, {args.moves} moves a game on a clock of "
           f"{args.clock:g} s + 2 s, think {args.think[0]:g}-{args.think[1]:g} s")  # fmt: skip
     print(f"{'pairs':>5} {'moves':>6} {'relayed':>7} {'p50':>6} {'p95':>6} {'max':>6} "
-          f"{'tmout':>5} {'disc':>4} {'seconds':>7}  errors")  # fmt: skip
+          f"{'tmout':>5} {'disc':>4} {'seconds':>7} {'cpu_s':>6} {'cpu_ms':>6}  "
+          "errors")  # fmt: skip
     print(f"{args.pairs:>5} {tally.moves:>6} {tally.replies:>7} "
           f"{nearest_rank(lat, 50) * 1e3:>6.1f} {nearest_rank(lat, 95) * 1e3:>6.1f} "
           f"{max(lat, default=float('nan')) * 1e3:>6.1f} {tally.timeouts:>5} "
-          f"{tally.disconnects:>4} {seconds:>7.0f}  {errors}")  # fmt: skip
+          f"{tally.disconnects:>4} {seconds:>7.0f} {cpu:>6.1f} "
+          f"{cpu * 1e3 / max(1, tally.replies):>6.2f}  {errors}")  # fmt: skip
     print("# p50/p95/max: ms from a player's move to the other player's state with it")
+    print("# cpu_s: the web process's CPU seconds in the run; cpu_ms: per relayed move (the")
+    print("#   pairs' create, seat and join included; nan against --url)")
     print("# disc: connections dropped before the pair ended; errors: by code (create:/seat:")
     print("#   STATUS for a refused POST, client:X for a client failure)")
     return 0
