@@ -138,6 +138,14 @@ def test_two_friends_play_a_whole_game_review_it_and_rematch(
     for viewer in (page, friend_page):
         viewer.wait_for_url(lambda url: url != second_url and url != old_url and "/g/" in url)
     expect(page.locator("#turn")).to_contain_text("Your move (Red)")  # the creator starts again
+
+    # Both find the three games among their recent games, each from their own side.
+    for viewer, result in ((page, "you won"), (friend_page, "you lost")):
+        viewer.goto("/")
+        items = viewer.locator("#recent-games li")
+        expect(items).to_have_count(3)  # in any order: the store's times are whole seconds
+        expect(items.filter(has_text="in progress")).to_have_count(1)
+        expect(items.filter(has_text=result)).to_have_count(2)
     assert not errors, errors
 
 
