@@ -257,6 +257,8 @@ class SharedPresence:
     def left(self, sid: str, at: int) -> list[Seat]:
         with self.sockets.guard:
             emptied = self.sockets.remove(sid)
+        # A socket of the seat arriving here meanwhile may see its field dropped by this:
+        # the next heartbeat writes it again, long before anyone may claim.
         gone = []
         for seat in emptied:
             try:
