@@ -38,7 +38,8 @@ def check_relayed(done: subprocess.CompletedProcess[str]) -> None:
     assert (row["pairs"], row["moves"], row["relayed"]) == ("2", "8", "8"), done.stdout
     assert (row["tmout"], row["disc"], row["errors"]) == ("0", "0", "-"), done.stdout
     assert float(row["p50"]) <= float(row["p95"]) <= float(row["max"]), done.stdout
-    assert float(row["cpu_s"]) > 0 and float(row["cpu_ms"]) > 0, done.stdout  # read from /proc
+    # Read from /proc in clock ticks (10 ms): a small run's few ticks, never none.
+    assert float(row["cpu_ms"]) > 0, done.stdout
 
 
 def test_a_server_that_cannot_be_reached_is_an_error() -> None:

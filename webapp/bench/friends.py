@@ -203,7 +203,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"{args.pairs:>5} {tally.moves:>6} {tally.replies:>7} "
           f"{nearest_rank(lat, 50) * 1e3:>6.1f} {nearest_rank(lat, 95) * 1e3:>6.1f} "
           f"{max(lat, default=float('nan')) * 1e3:>6.1f} {tally.timeouts:>5} "
-          f"{tally.disconnects:>4} {seconds:>7.0f} {cpu:>6.1f} "
+          f"{tally.disconnects:>4} {seconds:>7.0f} {cpu:>6.2f} "
           f"{cpu * 1e3 / max(1, tally.replies):>6.2f}  {errors}")  # fmt: skip
     print("# p50/p95/max: ms from a player's move to the other player's state with it")
     print("# cpu_s: the web processes' CPU seconds in the run; cpu_ms: per relayed move (the")
