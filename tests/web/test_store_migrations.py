@@ -13,6 +13,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 
 from tests.web.store_backends import VERSION_1_SCHEMA, Backend
@@ -233,6 +234,17 @@ def test_games_of_either_seat_use_both_indexes(tmp_path: Path) -> None:
     steps = " ".join(str(row[-1]) for row in plan)
     assert "games_by_seat" in steps and "games_by_guest" in steps, plan
     assert "SCAN games" not in steps, plan
+
+
+def test_games_of_either_seat_use_both_indexes_on_postgresql(postgres_url: str) -> None:
+    """PostgreSQL matches the guest's expression to its index (the planner told to avoid
+    a scan, as it would on a large table)."""
+    postgres.PostgresStore(postgres_url).close()
+    query = postgres._SELECT + " WHERE seat_hash = %s OR " + postgres._GUEST + " = %s"
+    with psycopg.connect(postgres_url, autocommit=True) as db:
+        db.execute("SET enable_seqscan = off")
+        plan = " ".join(str(row[0]) for row in db.execute(f"EXPLAIN {query}", ("x", "x")))
+    assert "games_by_seat" in plan and "games_by_guest" in plan, plan
 
 
 def test_a_version_5_database_lists_the_games_of_the_second_seat(backend: Backend) -> None:
