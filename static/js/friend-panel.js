@@ -15,6 +15,14 @@ export function clockText(/** @type {number} */ ms) {
 }
 
 /**
+ * The analysis panel's title in a game between two people: while it is played only
+ * spectators may see the panel (if the creator allowed it), after it everyone reviews it.
+ */
+export function analysisTitle(/** @type {{status: string}} */ state) {
+  return state.status === "playing" ? "Engine analysis for spectators" : "Review";
+}
+
+/**
  * Mount the panel on `root` (the template's #friend section).
  * `act(key, extra)` sends a socket event; `say` shows a message; `names` are the sides' names.
  */

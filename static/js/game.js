@@ -10,7 +10,7 @@ import { createEvalBar, evalWords } from "./eval-bar.js";
 import { createEvalGraph } from "./eval-graph.js";
 import * as M from "./game-model.js";
 import { moveName } from "./format.js";
-import { createFriendPanel } from "./friend-panel.js";
+import { analysisTitle, createFriendPanel } from "./friend-panel.js";
 import { createGraphFill } from "./graph-fill.js";
 import { createMoveList } from "./movelist.js";
 import { gameInfo, replay } from "./rules.js";
@@ -366,6 +366,7 @@ function render() {
   $("spectator-bar").hidden = player || friend;
   $("settings-form").closest(".settings-panel").hidden = friend;
   friendPanel?.render(s);
+  if (friend) $("analysis-title").textContent = analysisTitle(s);
   $("continue-link").href = M.continueUrl(model, s.moves);
   $("settings-form").toggleAttribute("inert", !player);
   $("settings-readonly").hidden = player;

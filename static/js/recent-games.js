@@ -1,6 +1,7 @@
-// "Your recent games" on the home page: the games this browser started (the
-// server knows them by its identity cookie), newest first. Hidden when there
-// are none, or when the list cannot be read (it is a convenience, not a need).
+// "Your recent games" on the home page: the games this browser started or took
+// the second seat of (the server knows them by its identity cookie), newest
+// first. Hidden when there are none, or when the list cannot be read (it is a
+// convenience, not a need).
 
 import { myGames } from "./api.js";
 

@@ -106,6 +106,7 @@ def test_two_friends_play_a_whole_game_review_it_and_rematch(
     # After the game: the exact review, for everyone.
     for viewer in (page, friend_page):
         expect(viewer.locator("#analysis")).to_be_visible()
+        expect(viewer.locator("#analysis-title")).to_have_text("Review")  # two people: no engine
         expect(viewer.locator("#analysis")).not_to_contain_text("engine\u2019s last")
         expect(viewer.locator("#analysis")).not_to_contain_text("starts thinking")
     review = friend_page.request.get(page.url.replace("/g/", "/api/games/") + "/review")
@@ -137,6 +138,14 @@ def test_two_friends_play_a_whole_game_review_it_and_rematch(
     for viewer in (page, friend_page):
         viewer.wait_for_url(lambda url: url != second_url and url != old_url and "/g/" in url)
     expect(page.locator("#turn")).to_contain_text("Your move (Red)")  # the creator starts again
+
+    # Both find the three games among their recent games, each from their own side.
+    for viewer, result in ((page, "you won"), (friend_page, "you lost")):
+        viewer.goto("/")
+        items = viewer.locator("#recent-games li")
+        expect(items).to_have_count(3)  # in any order: the store's times are whole seconds
+        expect(items.filter(has_text="in progress")).to_have_count(1)
+        expect(items.filter(has_text=result)).to_have_count(2)
     assert not errors, errors
 
 
@@ -188,6 +197,8 @@ def test_spectators_see_the_analysis_only_when_the_creator_allowed_it(
         expect(page.locator("#analysis")).to_be_hidden()  # never for a player
         if allowed:
             expect(watcher.locator("#analysis")).to_be_visible()
+            title = watcher.locator("#analysis-title")
+            expect(title).to_have_text("Engine analysis for spectators")
             # worded for two people: no engine moved, so nothing of "the engine's last move"
             expect(watcher.locator("#analysis-empty")).to_have_text(
                 re.compile(r"^No engine plays in this game between two people")

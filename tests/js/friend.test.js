@@ -3,7 +3,7 @@
 import "./page-config.js";
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { clockText } from "../../static/js/friend-panel.js";
+import { analysisTitle, clockText } from "../../static/js/friend-panel.js";
 import { createModel, sideName, turnText } from "../../static/js/game-model.js";
 import { gameInfo } from "../../static/js/rules.js";
 
@@ -50,4 +50,10 @@ test("the headline says how a game between two people ended", () => {
   assert.equal(turnText(createModel(state({ status: "drawn" }, { end: "agreement" })), info), "Draw by agreement");
   assert.equal(turnText(createModel(state({ status: "aborted" }, { end: "aborted" })), info), "Game aborted");
   assert.equal(turnText(createModel(state({}, { seated: false })), info), "Waiting for your friend to take the seat");
+});
+
+test("the analysis panel of a game between two people is the spectators' while played, then the review", () => {
+  assert.equal(analysisTitle(state()), "Engine analysis for spectators");
+  assert.equal(analysisTitle(state({ status: "won", winner: 0 })), "Review");
+  assert.equal(analysisTitle(state({ status: "drawn" })), "Review");
 });

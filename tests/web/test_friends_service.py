@@ -10,12 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 
 from tests.web.holding_pool import HoldingPool
 from webapp import protocol
 from webapp.services import GameError, GameService
-from webapp.services import friends as friends_module
+from webapp.services import presence as presence_module
 from webapp.services.friends import Friends, room, wall_ms
+from webapp.services.presence import LocalPresence, Presence, SharedPresence
 from webapp.store import open_store
 
 CREATOR, GUEST, OTHER = "creator-token", "guest-token", "someone-else"
@@ -23,20 +25,39 @@ START = 5_000_000
 
 
 class Time:
-    """A made-up time source (ms since the epoch) the test moves on by hand."""
+    """A made-up time source (ms since the epoch) the test moves on by hand.
+
+    Each shared presence given to ``beats`` vouches again for its players whenever the
+    time moves, as its heartbeat thread would while its process lives.
+    """
 
     def __init__(self) -> None:
-        self.now = START
+        self._now = START
+        self.beats: list[SharedPresence] = []
 
     def __call__(self) -> int:
-        return self.now
+        return self._now
+
+    @property
+    def now(self) -> int:
+        return self._now
+
+    @now.setter
+    def now(self, value: int) -> None:
+        self._now = value
+        for presence in self.beats:
+            presence.heartbeat()
 
 
 class Server:
     """One server's service and friends on a database; what it sent."""
 
     def __init__(
-        self, database: str, time: Time, timers: bool = False, presence_here: bool = True
+        self,
+        database: str,
+        time: Time,
+        timers: bool = False,
+        redis_url: str | None = None,
     ) -> None:
         self.sent: list[tuple[str, Any, str]] = []
         self.service = GameService(
@@ -45,9 +66,11 @@ class Server:
             lambda event, payload, to: self.sent.append((event, payload, to)),
             seed=0,
         )
-        self.friends = Friends(
-            self.service, now_ms=time, timers=timers, presence_here=presence_here
-        )
+        self.presence: Presence = LocalPresence()
+        if redis_url is not None:  # one of several processes sharing Redis
+            self.presence = SharedPresence(redis.Redis.from_url(redis_url), time, beat=3600)
+            time.beats.append(self.presence)
+        self.friends = Friends(self.service, now_ms=time, timers=timers, presence=self.presence)
 
     def close(self) -> None:
         self.friends.close()
@@ -62,6 +85,15 @@ def time() -> Time:
 @pytest.fixture
 def server(tmp_path: Path, time: Time) -> Iterator[Server]:
     made = Server(str(tmp_path / "games.db"), time)
+    yield made
+    made.close()
+
+
+@pytest.fixture(params=["alone", "redis"])
+def either(request: pytest.FixtureRequest, tmp_path: Path, time: Time) -> Iterator[Server]:
+    """A server alone (its sockets tell who is here), or one of several sharing Redis."""
+    shared = request.getfixturevalue("redis_url") if request.param == "redis" else None
+    made = Server(str(tmp_path / "games.db"), time, redis_url=shared)
     yield made
     made.close()
 
@@ -166,53 +198,53 @@ def test_the_flag_timer_ends_the_game_on_its_own(tmp_path: Path) -> None:
 # -- abandonment --------------------------------------------------------------------------
 
 
-def test_a_player_gone_a_minute_lets_the_other_claim_the_win(server: Server, time: Time) -> None:
-    game = seated_game(server)
-    record = server.service.get(game)
-    server.friends.connected("creator-sid", record, CREATOR)
-    server.friends.connected("guest-sid", record, GUEST)
-    server.friends.move(game, "4", CREATOR)
-    server.friends.move(game, "4", GUEST)
-    assert refused(server.friends.claim, game, "win", CREATOR) == protocol.TOO_EARLY
-    server.friends.disconnected("guest-sid")
+def test_a_player_gone_a_minute_lets_the_other_claim_the_win(either: Server, time: Time) -> None:
+    game = seated_game(either)
+    record = either.service.get(game)
+    either.friends.connected("creator-sid", record, CREATOR)
+    either.friends.connected("guest-sid", record, GUEST)
+    either.friends.move(game, "4", CREATOR)
+    either.friends.move(game, "4", GUEST)
+    assert refused(either.friends.claim, game, "win", CREATOR) == protocol.TOO_EARLY
+    either.friends.disconnected("guest-sid")
     time.now += 59_999
-    assert refused(server.friends.claim, game, "win", CREATOR) == protocol.TOO_EARLY
+    assert refused(either.friends.claim, game, "win", CREATOR) == protocol.TOO_EARLY
     time.now += 1
-    state = server.friends.state(server.service.get(game), CREATOR)
+    state = either.friends.state(either.service.get(game), CREATOR)
     assert state["friend"]["gone_ms"] == [None, 60_000]
-    assert refused(server.friends.claim, game, "win", OTHER) == protocol.NOT_YOUR_SEAT
-    record = server.friends.claim(game, "win", CREATOR)
+    assert refused(either.friends.claim, game, "win", OTHER) == protocol.NOT_YOUR_SEAT
+    record = either.friends.claim(game, "win", CREATOR)
     assert record.friend is not None
     assert (record.status, record.winner, record.friend["end"]) == ("won", 0, "abandon")
 
 
-def test_a_second_tab_keeps_the_player_here(server: Server, time: Time) -> None:
-    game = seated_game(server)
-    record = server.service.get(game)
-    server.friends.connected("tab-1", record, GUEST)
-    server.friends.connected("tab-2", record, GUEST)
-    server.friends.disconnected("tab-1")
+def test_a_second_tab_keeps_the_player_here(either: Server, time: Time) -> None:
+    game = seated_game(either)
+    record = either.service.get(game)
+    either.friends.connected("tab-1", record, GUEST)
+    either.friends.connected("tab-2", record, GUEST)
+    either.friends.disconnected("tab-1")
     time.now += 120_000
-    assert refused(server.friends.claim, game, "abort", CREATOR) == protocol.TOO_EARLY
-    server.friends.disconnected("tab-2")
+    assert refused(either.friends.claim, game, "abort", CREATOR) == protocol.TOO_EARLY
+    either.friends.disconnected("tab-2")
     time.now += 30_000
-    server.friends.connected("tab-3", record, GUEST)  # a reload comes back in time
+    either.friends.connected("tab-3", record, GUEST)  # a reload comes back in time
     time.now += 60_000
-    assert refused(server.friends.claim, game, "abort", CREATOR) == protocol.TOO_EARLY
+    assert refused(either.friends.claim, game, "abort", CREATOR) == protocol.TOO_EARLY
 
 
 def test_before_move_2_a_gone_player_means_an_abort_without_result(
-    server: Server, time: Time
+    either: Server, time: Time
 ) -> None:
-    game = seated_game(server)
-    server.friends.connected("creator-sid", server.service.get(game), CREATOR)
-    server.friends.move(game, "4", CREATOR)
+    game = seated_game(either)
+    either.friends.connected("creator-sid", either.service.get(game), CREATOR)
+    either.friends.move(game, "4", CREATOR)
     time.now += 61_000  # the guest never came
-    assert refused(server.friends.claim, game, "win", CREATOR) == protocol.TOO_EARLY
-    record = server.friends.claim(game, "abort", CREATOR)
+    assert refused(either.friends.claim, game, "win", CREATOR) == protocol.TOO_EARLY
+    record = either.friends.claim(game, "abort", CREATOR)
     assert record.friend is not None
     assert (record.status, record.winner, record.friend["end"]) == ("aborted", None, "aborted")
-    assert refused(server.friends.claim, game, "abort", CREATOR) == protocol.GAME_OVER
+    assert refused(either.friends.claim, game, "abort", CREATOR) == protocol.GAME_OVER
 
 
 def test_nobody_took_the_seat_the_creator_may_abort_at_once(server: Server) -> None:
@@ -303,28 +335,12 @@ def test_a_finished_game_keeps_no_absence_and_absences_are_bounded(
     server.friends.resign(game, GUEST)
     state = server.friends.state(server.service.get(game), CREATOR)  # a later look at it
     assert state["friend"]["gone_ms"] == [None, None]
-    assert not [seat for seat in server.friends._gone if seat[0] == game]
-    monkeypatch.setattr(friends_module, "GONE_KEPT", 6)
+    assert isinstance(server.presence, LocalPresence)
+    assert not [seat for seat in server.presence._gone if seat[0] == game]
+    monkeypatch.setattr(presence_module, "GONE_KEPT", 6)
     for _ in range(10):  # games nobody joins: two absences each, the oldest dropped
         server.friends.create("connect4", {"starts": "me"}, owner=CREATOR)
-    assert len(server.friends._gone) == 6
-
-
-def test_with_several_servers_nobody_counts_as_gone(tmp_path: Path, time: Time) -> None:
-    """Pages of one game may connect to other processes: an absence here proves nothing,
-    so the game cannot be claimed (and the pages offer no claim)."""
-    several = Server(str(tmp_path / "games.db"), time, presence_here=False)
-    try:
-        game = seated_game(several)
-        several.friends.move(game, "4", CREATOR)
-        several.friends.move(game, "4", GUEST)
-        time.now += 10 * 60_000
-        state = several.friends.state(several.service.get(game), CREATOR)
-        assert state["friend"]["gone_ms"] == [None, None]
-        assert refused(several.friends.claim, game, "win", CREATOR) == protocol.TOO_EARLY
-        assert several.service.get(game).status == "playing"
-    finally:
-        several.close()
+    assert len(server.presence) == 6
 
 
 def test_the_recent_games_give_the_creators_side(server: Server) -> None:
@@ -332,3 +348,13 @@ def test_the_recent_games_give_the_creators_side(server: Server) -> None:
     server.friends.seat(record.id, invite, GUEST)
     mine = server.service.games_of(CREATOR)
     assert [(g["id"], g["human_side"]) for g in mine] == [(record.id, 1)]
+
+
+def test_the_recent_games_of_the_second_seat_give_its_side(server: Server) -> None:
+    """The friend who took the seat finds the game among their recent games, on their side."""
+    record, invite = server.friends.create("connect4", {"starts": "friend"}, owner=CREATOR)
+    assert server.service.games_of(GUEST) == []  # not theirs until they sit
+    server.friends.seat(record.id, invite, GUEST)
+    theirs = server.service.games_of(GUEST)
+    assert [(g["id"], g["human_side"]) for g in theirs] == [(record.id, 0)]
+    assert server.service.games_of(OTHER) == []

@@ -13,6 +13,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 
 from tests.web.store_backends import VERSION_1_SCHEMA, Backend
@@ -38,7 +39,7 @@ VERSION_2_CHANGES = """
 ALTER TABLE games ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
 CREATE INDEX games_by_update ON games (updated_at);
 """
-CURRENT_INDEXES = ["games_by_seat", "games_by_status", "games_by_update"]
+CURRENT_INDEXES = ["games_by_guest", "games_by_seat", "games_by_status", "games_by_update"]
 
 
 def make_version_1_database(backend: Backend) -> None:
@@ -219,6 +220,53 @@ def test_games_of_a_seat_use_an_index(tmp_path: Path) -> None:
     db.close()
     steps = " ".join(str(row[-1]) for row in plan)
     assert "games_by_seat" in steps and "TEMP B-TREE" not in steps, plan  # no sort either
+
+
+def test_games_of_either_seat_use_both_indexes(tmp_path: Path) -> None:
+    """The creator's seat or the second seat: each side of the OR by its index, no scan
+    (a browser's games are few: sorting them is cheap)."""
+    store = SQLiteStore(tmp_path / "games.db")
+    store.close()
+    query = sqlite._SELECT + " WHERE seat_hash = ? OR " + sqlite._GUEST + " = ?"
+    with sqlite3.connect(tmp_path / "games.db") as db:
+        plan = db.execute(f"EXPLAIN QUERY PLAN {query}", ("x", "x")).fetchall()
+    db.close()
+    steps = " ".join(str(row[-1]) for row in plan)
+    assert "games_by_seat" in steps and "games_by_guest" in steps, plan
+    assert "SCAN games" not in steps, plan
+
+
+def test_games_of_either_seat_use_both_indexes_on_postgresql(postgres_url: str) -> None:
+    """PostgreSQL matches the guest's expression to its index (the planner told to avoid
+    a scan, as it would on a large table)."""
+    postgres.PostgresStore(postgres_url).close()
+    query = postgres._SELECT + " WHERE seat_hash = %s OR " + postgres._GUEST + " = %s"
+    with psycopg.connect(postgres_url, autocommit=True) as db:
+        db.execute("SET enable_seqscan = off")
+        plan = " ".join(str(row[0]) for row in db.execute(f"EXPLAIN {query}", ("x", "x")))
+    assert "games_by_seat" in plan and "games_by_guest" in plan, plan
+
+
+def test_a_version_5_database_lists_the_games_of_the_second_seat(backend: Backend) -> None:
+    """Games between two people stored before the guest index: the guest finds them too."""
+    make_version_4_database(backend)
+    backend.script("ALTER TABLE games ADD COLUMN friend TEXT")
+    if backend.name == "sqlite":
+        backend.set_version(5)
+    else:
+        backend.script("UPDATE lookahead_schema SET version = 5")
+    backend.execute(
+        "UPDATE games SET friend = ?, seat_hash = 'creator' WHERE id = 'b'", (json.dumps(FRIEND),)
+    )
+    store = backend.open()
+    try:
+        assert [game.id for game in store.games_of("guest", 10)] == ["b"]
+        assert [game.id for game in store.games_of("creator", 10)] == ["b"]
+        assert [game.id for game in store.games_of("same-seat", 10)] == ["c", "a"]
+        assert store.games_of("invite-token", 10) == []  # only the seat's hash matches
+    finally:
+        store.close()
+    assert backend.schema()[0::2] == (SCHEMA_VERSION, CURRENT_INDEXES)
 
 
 def test_a_new_database_is_made_at_the_current_version(backend: Backend) -> None:

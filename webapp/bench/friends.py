@@ -8,7 +8,14 @@ each thinking ``--think`` seconds (0.2-1.0) before a move, ``--moves`` moves a
 game (20). It prints the relay latency, from a player's ``move`` to the other
 player's ``state`` with that move (both in this process, one clock),
 p50/p95/max, with the moves sent, those relayed, refusals and errors by code,
-timeouts and dropped connections.
+timeouts and dropped connections; for a server started here, the web process's
+CPU time (``/proc``) per relayed move, which a machine loaded by others distorts
+far less than the latency (it covers the pairs' creating, seating and joining too).
+
+With ``--redis URL`` it starts ``--web`` web processes (2) sharing that Redis
+(and a throw-away SQLite file): each pair's creator plays through one process and
+its guest through the next, so every move is relayed across processes (Socket.IO
+rooms, and who is connected, in Redis); the CPU is then all web processes'.
 
 No figure is asserted: this command prints what it measured. Its exit status
 is non-zero only when the server could not be started (or reached).
@@ -17,6 +24,7 @@ is non-zero only when the server could not be started (or reached).
 from __future__ import annotations
 
 import argparse
+import math
 import random
 import sys
 import threading
@@ -28,7 +36,7 @@ import requests
 import socketio
 
 from webapp import protocol
-from webapp.bench.load import nearest_rank, parse_think
+from webapp.bench.load import cpu_of, nearest_rank, parse_think
 from webapp.bench.load_players import REPLY_TIMEOUT, Tally, connect, cookie_header
 from webapp.bench.load_server import LoadServer, ServerFailed
 
@@ -77,9 +85,13 @@ class Seat:
         self.http.close()
 
 
-def play_pair(url: str, args: argparse.Namespace, tally: Tally, rng: random.Random) -> None:
-    """One pair: create, seat, join, then the moves in turn, each relay timed."""
-    creator, guest = Seat(url, tally), Seat(url, tally)
+def play_pair(
+    urls: tuple[str, str], args: argparse.Namespace, tally: Tally, rng: random.Random
+) -> None:
+    """One pair (the creator through ``urls[0]``, the guest through ``urls[1]``): create,
+    seat, join, then the moves in turn, each relay timed."""
+    url = urls[0]
+    creator, guest = Seat(url, tally), Seat(urls[1], tally)
     try:
         clock = {"initial": args.clock, "increment": 2}
         made = creator.http.post(
@@ -92,7 +104,7 @@ def play_pair(url: str, args: argparse.Namespace, tally: Tally, rng: random.Rand
             return
         game_id, invite = made.json()["id"], made.json()["invite_url"].split("?invite=")[1]
         seated = guest.http.post(
-            f"{url}/api/games/{game_id}/seat", json={"invite": invite}, timeout=REPLY_TIMEOUT
+            f"{urls[1]}/api/games/{game_id}/seat", json={"invite": invite}, timeout=REPLY_TIMEOUT
         )
         if seated.status_code != 200:
             tally.error(f"seat:{seated.status_code}")
@@ -124,12 +136,19 @@ def play_pair(url: str, args: argparse.Namespace, tally: Tally, rng: random.Rand
         guest.close()
 
 
-def run(url: str, args: argparse.Namespace) -> tuple[Tally, float]:
+def run(urls: list[str], args: argparse.Namespace) -> tuple[Tally, float]:
     tally = Tally()
     started = time.perf_counter()
     threads = [
         threading.Thread(
-            target=play_pair, args=(url, args, tally, random.Random(args.seed + i)), daemon=True
+            target=play_pair,
+            args=(
+                (urls[i % len(urls)], urls[(i + 1) % len(urls)]),
+                args,
+                tally,
+                random.Random(args.seed + i),
+            ),
+            daemon=True,
         )
         for i in range(args.pairs)
     ]
@@ -141,6 +160,12 @@ def run(url: str, args: argparse.Namespace) -> tuple[Tally, float]:
     return tally, time.perf_counter() - started
 
 
+def web_cpu(server: LoadServer) -> float:
+    """CPU seconds so far of every web process started here (NaN for ``--url``)."""
+    pids = [process.pid for process, log in server.processes if log.name.startswith("web-")]
+    return sum(cpu_of(pid)[0] for pid in pids) if pids else math.nan
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m webapp.bench friends", description=__doc__)
     parser.add_argument("--url", help="load this running server instead of starting one")
@@ -148,6 +173,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--moves", type=int, default=20, help="moves a game (at most 20)")
     parser.add_argument("--clock", type=float, default=300.0, help="each side's seconds")
     parser.add_argument("--think", type=parse_think, default=(0.2, 1.0), help="LOW-HIGH seconds")
+    parser.add_argument("--redis", metavar="URL", help="several web processes sharing Redis")
+    parser.add_argument("--web", type=int, default=2, help="web processes, with --redis (2)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-seconds", type=float, default=300.0, help="a bound on the run")
     return parser.parse_args(argv)
@@ -157,22 +184,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     args.moves = max(1, min(args.moves, len(COLUMNS)))
     try:
-        with LoadServer(args.url, workers=1) as server:
-            tally, seconds = run(server.url, args)
+        with LoadServer(args.url, workers=1, redis=args.redis, web=args.web) as server:
+            cpu_before = web_cpu(server)
+            tally, seconds = run(server.urls, args)
+            cpu = web_cpu(server) - cpu_before  # NaN for --url
     except ServerFailed as failed:
         print(f"error: {failed}", file=sys.stderr)
         return 1
     lat = tally.latencies
     errors = ", ".join(f"{code}={n}" for code, n in sorted(tally.errors.items())) or "-"
-    print(f"# Friends benchmark: {args.pairs} pairs, {args.moves} moves a game on a clock of "
-          f"{args.clock:g} s + 2 s, think {args.think[0]:g}-{args.think[1]:g} s")  # fmt: skip
+    where = f"{args.web} web processes on {args.redis}" if args.redis else "one process"
+    print(f"# Friends benchmark ({where}): {args.pairs} pairs, {args.moves} moves a game "
+          f"on a clock of {args.clock:g} s + 2 s, "
+          f"think {args.think[0]:g}-{args.think[1]:g} s")  # fmt: skip
     print(f"{'pairs':>5} {'moves':>6} {'relayed':>7} {'p50':>6} {'p95':>6} {'max':>6} "
-          f"{'tmout':>5} {'disc':>4} {'seconds':>7}  errors")  # fmt: skip
+          f"{'tmout':>5} {'disc':>4} {'seconds':>7} {'cpu_s':>6} {'cpu_ms':>6}  "
+          "errors")  # fmt: skip
     print(f"{args.pairs:>5} {tally.moves:>6} {tally.replies:>7} "
           f"{nearest_rank(lat, 50) * 1e3:>6.1f} {nearest_rank(lat, 95) * 1e3:>6.1f} "
           f"{max(lat, default=float('nan')) * 1e3:>6.1f} {tally.timeouts:>5} "
-          f"{tally.disconnects:>4} {seconds:>7.0f}  {errors}")  # fmt: skip
+          f"{tally.disconnects:>4} {seconds:>7.0f} {cpu:>6.2f} "
+          f"{cpu * 1e3 / max(1, tally.replies):>6.2f}  {errors}")  # fmt: skip
     print("# p50/p95/max: ms from a player's move to the other player's state with it")
+    print("# cpu_s: the web processes' CPU seconds in the run; cpu_ms: per relayed move (the")
+    print("#   pairs' create, seat and join included; nan against --url)")
     print("# disc: connections dropped before the pair ended; errors: by code (create:/seat:")
     print("#   STATUS for a refused POST, client:X for a client failure)")
     return 0

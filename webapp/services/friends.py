@@ -1,7 +1,7 @@
 """Games between two people: seats, invites, moves on a clock, offers, abandonment.
 
 A game between two people is a stored game whose ``friend`` data holds what an
-engine game has no use for (the store's schema, version 5)::
+engine game has no use for (the store's schema, version 5 on)::
 
     invite              the token of the invite link (whoever presents it first sits)
     guest_hash          the hash of the second seat's token, None until it is taken
@@ -32,7 +32,6 @@ import random
 import secrets
 import threading
 import time
-from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -47,6 +46,7 @@ from webapp.services.errors import GameError
 from webapp.services.game_service import GameService
 from webapp.services.locks import Outbox
 from webapp.services.positions import preview
+from webapp.services.presence import LocalPresence, Presence
 from webapp.services.seats import holds_seat, new_game_id, token_hash
 from webapp.services.state import game_state, game_url, result_of
 from webapp.store import GameRecord, VersionConflict, now
@@ -63,10 +63,6 @@ def wall_ms() -> int:
     return int(time.time() * 1000)
 
 
-#: The most (game, side) absences kept (see ``Friends._gone``).
-GONE_KEPT = 20_000
-
-
 def is_friend_game(record: GameRecord) -> bool:
     return record.friend is not None
 
@@ -75,7 +71,8 @@ class Friends:
     """The actions on games between two people, beside ``service`` (its store, locks, emit).
 
     ``abandon_ms``: how long a player may be without a connection before the other may
-    claim the game (``protocol.ABANDON_SECONDS``).
+    claim the game (``protocol.ABANDON_SECONDS``); ``presence`` knows who is connected
+    (``presence.LocalPresence`` for one process, ``SharedPresence`` with Redis).
     """
 
     def __init__(
@@ -84,22 +81,14 @@ class Friends:
         now_ms: Callable[[], int] = wall_ms,
         abandon_ms: int = protocol.ABANDON_SECONDS * 1000,
         timers: bool = True,
-        presence_here: bool = True,
+        presence: Presence | None = None,
     ) -> None:
         self.service, self.store, self.locks = service, service.store, service.locks
         self.now_ms, self.abandon_ms, self.timers = now_ms, abandon_ms, timers
-        # Whether every page of a game connects to this process (one server). With several
-        # (Redis), a player absent here may be connected to another: nobody counts as gone.
-        self.presence_here = presence_here
+        self.presence: Presence = LocalPresence() if presence is None else presence
         self._guard = threading.Lock()
         # game id -> its flag's call on the process's one timer thread (never a thread each)
         self._flag_timers: dict[str, Delayed] = {}
-        self._sockets: dict[str, set[tuple[str, int]]] = {}  # sid -> (game, side) it sits at
-        self._here: Counter[tuple[str, int]] = Counter()  # (game, side) -> its sockets
-        # (game, side) -> since when (ms) it has had no socket here; the oldest go past
-        # GONE_KEPT (one unknown again counts from its next look: a later claim, never
-        # an earlier one), and a game's go when it ends.
-        self._gone: OrderedDict[tuple[str, int], int] = OrderedDict()
 
     # -- reading --------------------------------------------------------------------
     def side_of(self, record: GameRecord, token: str | None) -> int | None:
@@ -116,13 +105,18 @@ class Friends:
         """The game's state for the holder of ``token``."""
         return self.view(record, self.side_of(record, token))
 
-    def view(self, record: GameRecord, side: int | None) -> dict[str, Any]:
+    def view(
+        self, record: GameRecord, side: int | None, gone: list[int | None] | None = None
+    ) -> dict[str, Any]:
         """The game's state for the player of ``side`` (None: a spectator): ``seat`` and
         ``human_side`` are that viewer's; ``friend`` holds the seats, the clock (ms, as of
-        now), the offers and the end."""
+        now), the offers, the end, and how long each side has been gone (``gone``: read
+        already for another viewer)."""
         friend = record.friend
         assert friend is not None
         at = self.now_ms()
+        if gone is None:
+            gone = self._gone_ms(record, at)
         state = game_state(record, thinking=False)
         shown_side = friend["creator_side"] if side is None else side
         clock = None if friend["clock"] is None else Clock.from_json(friend["clock"]).view(at)
@@ -141,10 +135,7 @@ class Friends:
                 "next": friend["next"],
                 "next_url": None if friend["next"] is None else game_url(friend["next"]),
                 "spectator_analysis": friend["spectator_analysis"],
-                "gone_ms": [
-                    self._gone_ms(record.id, s, at) if record.status == "playing" else None
-                    for s in (0, 1)
-                ],
+                "gone_ms": gone,
                 "abandon_ms": self.abandon_ms,
             },
         }
@@ -205,8 +196,8 @@ class Friends:
         )
         with self.service.locked(record.id):
             self.store.create(record)
-            self._mark_gone(record.id, creator_side)
-            self._mark_gone(record.id, 1 - creator_side)
+            for side in (0, 1):
+                self.presence.mark_gone((record.id, side), self.now_ms())
         return record, invite
 
     def seat(self, game_id: object, invite: object, token: str) -> GameRecord:
@@ -232,7 +223,7 @@ class Friends:
                 raise GameError(
                     protocol.SEAT_TAKEN, "Someone took that seat: you can watch."
                 ) from None
-            self._mark_gone(record.id, 1 - friend["creator_side"])
+            self.presence.mark_gone((record.id, 1 - friend["creator_side"]), self.now_ms())
             return record
 
     # -- playing -------------------------------------------------------------------------
@@ -327,13 +318,7 @@ class Friends:
             friend = record.friend
             assert friend is not None
             seated = friend["guest_hash"] is not None
-            if seated and not self.presence_here:
-                raise GameError(
-                    protocol.TOO_EARLY,
-                    "With several servers a player's connection is not known here: "
-                    "a game cannot be claimed.",
-                )
-            gone = self._gone_ms(record.id, 1 - side, self.now_ms())
+            gone = self._gone_ms(record, self.now_ms())[1 - side]
             if seated and (gone is None or gone < self.abandon_ms):
                 raise GameError(protocol.TOO_EARLY, "Your friend is connected, or just left.")
             if result == "win" and (len(record.moves) < 2 or not seated):
@@ -360,12 +345,7 @@ class Friends:
         side = self.side_of(record, token)
         if side is None:
             return False
-        with self._guard:
-            seats = self._sockets.setdefault(sid, set())
-            if (record.id, side) not in seats:
-                seats.add((record.id, side))
-                self._here[(record.id, side)] += 1
-            return self._gone.pop((record.id, side), None) is not None
+        return self.presence.arrived(sid, (record.id, side), self.now_ms())
 
     def announce(self, game_id: str) -> None:
         """Send every viewer of the game its state (a player came back)."""
@@ -377,15 +357,7 @@ class Friends:
     def disconnected(self, sid: str) -> None:
         """The socket ``sid`` left: a player with no socket left is gone from now on
         (the other side is told, with the game's state)."""
-        with self._guard:
-            left = []
-            for seat in self._sockets.pop(sid, set()):
-                self._here[seat] -= 1
-                if self._here[seat] <= 0:
-                    del self._here[seat]
-                    left.append(seat)
-            for seat in left:
-                self._note_gone(seat, self.now_ms())
+        left = self.presence.left(sid, self.now_ms())
         for game_id in {game_id for game_id, _ in left}:
             try:
                 self.announce(game_id)
@@ -397,6 +369,7 @@ class Friends:
             pending, self._flag_timers = list(self._flag_timers.values()), {}
         for delayed in pending:
             delayed.cancel()
+        self.presence.close()
 
     # -- helpers ---------------------------------------------------------------------------
     def _friend_game(self, game_id: object) -> GameRecord:
@@ -498,7 +471,7 @@ class Friends:
         )
         self.store.create(record)
         for side in (0, 1):
-            self._mark_gone(record.id, side)
+            self.presence.mark_gone((record.id, side), self.now_ms())
         return record
 
     def _flag(self, record: GameRecord, out: Outbox) -> None:
@@ -518,9 +491,7 @@ class Friends:
         friend["offers"] = dict.fromkeys(protocol.OFFER_KINDS)
         record.status = {"agreement": "drawn", "aborted": "aborted"}.get(how, "won")
         record.winner = winner
-        with self._guard:  # nobody can claim it any more
-            for side in (0, 1):
-                self._gone.pop((record.id, side), None)
+        self.presence.forget(record.id)  # nobody can claim it any more
         if friend["clock"] is not None:
             friend["clock"] = Clock.from_json(friend["clock"]).stopped(self.now_ms()).to_json()
         self._save(record, out)
@@ -540,8 +511,9 @@ class Friends:
 
     def _publish(self, record: GameRecord, out: Outbox) -> None:
         """Each viewer's state to its room: each player's, and the spectators' (``room``)."""
+        gone = self._gone_ms(record, self.now_ms())  # one look for the three views
         for side in (0, 1, None):
-            out.send(protocol.STATE, self.view(record, side), room(record.id, side))
+            out.send(protocol.STATE, self.view(record, side, gone), room(record.id, side))
 
     def _time_flag(self, record: GameRecord) -> None:
         """A timer that ends the game when the running side's time is out."""
@@ -573,29 +545,11 @@ class Friends:
         except GameError as err:
             log.warning("flag of %s not checked: %s", game_id, err.message)
 
-    def _mark_gone(self, game_id: str, side: int) -> None:
-        """No socket of ``side`` yet: it counts as gone from now (until it joins)."""
-        with self._guard:
-            if (game_id, side) not in self._here and (game_id, side) not in self._gone:
-                self._note_gone((game_id, side), self.now_ms())
-
-    def _gone_ms(self, game_id: str, side: int, at: int) -> int | None:
-        """How long ``side`` has had no socket in the game (None: it has one)."""
-        with self._guard:
-            if (game_id, side) in self._here or not self.presence_here:
-                return None
-            since = self._gone.get((game_id, side))
-            if since is None:  # unknown here: from now
-                since = self._note_gone((game_id, side), at)
-        return max(0, at - since)
-
-    def _note_gone(self, seat: tuple[str, int], since: int) -> int:
-        """``seat`` gone since ``since`` (under ``_guard``); the oldest past GONE_KEPT go."""
-        self._gone[seat] = since
-        self._gone.move_to_end(seat)
-        while len(self._gone) > GONE_KEPT:
-            self._gone.popitem(last=False)
-        return since
+    def _gone_ms(self, record: GameRecord, at: int) -> list[int | None]:
+        """How long each side has had no socket (None: it has one, or the game is over)."""
+        if record.status != "playing":
+            return [None, None]
+        return self.presence.gone_ms(record.id, at)
 
 
 def room(game_id: str, side: int | None) -> str:

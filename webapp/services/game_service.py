@@ -125,12 +125,13 @@ class GameService:
         return state
 
     def games_of(self, token: str | None, limit: int = MY_GAMES_LIMIT) -> list[dict[str, Any]]:
-        """The games the holder of ``token`` owns, most recently changed first (none without
-        a token): what the home page lists as "your recent games"."""
+        """The games where the holder of ``token`` holds a seat, most recently changed first
+        (none without a token): what the home page lists as "your recent games"."""
         if not token:
             return []
+        seat = token_hash(token)
         with storage_errors():
-            records = self.store.games_of(token_hash(token), max(0, min(limit, MY_GAMES_LIMIT)))
+            records = self.store.games_of(seat, max(0, min(limit, MY_GAMES_LIMIT)))
         return [
             {
                 "id": r.id,
@@ -138,11 +139,11 @@ class GameService:
                 "move_count": len(r.moves),
                 "status": r.status,
                 "winner": r.winner,
-                # A game between two people: the owner's side is the creator's.
+                # A game between two people: the creator's side, or the second seat's.
                 "human_side": (
                     1 - engine_side(r.settings)
                     if r.friend is None
-                    else int(r.friend["creator_side"])
+                    else int(r.friend["creator_side"]) ^ (r.seat_hash != seat)  # 1 - it
                 ),
                 "updated_at": r.updated_at,
                 "url": game_url(r.id),

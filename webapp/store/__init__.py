@@ -17,7 +17,7 @@ read_only=True)`` opens a file for reading only). Each backend is one module
 with its own SQL and migration list; validation, the row mapping and the
 runner's rules are shared.
 
-Schema (version 5)
+Schema (version 6)
 ------------------
 One table, ``games``, one row per game::
 
@@ -37,7 +37,8 @@ One table, ``games``, one row per game::
 
 Indexes: ``games_by_status (status, updated_at)`` lists the unfinished games
 for resuming; ``games_by_update (updated_at)`` serves ``prune``;
-``games_by_seat (seat_hash, updated_at)`` lists a browser's own games.
+``games_by_seat (seat_hash, updated_at)`` and ``games_by_guest (friend's
+guest_hash, updated_at)`` list a browser's own games (either seat).
 
 Versions, consistency, errors
 -----------------------------

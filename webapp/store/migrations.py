@@ -18,8 +18,9 @@ from webapp.store.errors import SchemaError
 #: The schema this code reads and writes; every backend's list has this many migrations.
 #: 1: the first schema (``games``); 2: ``games.version`` and the ``games_by_update`` index;
 #: 3: the ``games_by_seat`` index (a browser's own games); 4: ``games.preset`` (the moves a
-#: game was made with); 5: ``games.friend`` (a game between two people).
-SCHEMA_VERSION = 5
+#: game was made with); 5: ``games.friend`` (a game between two people); 6: the
+#: ``games_by_guest`` index (the games where a browser took the second seat).
+SCHEMA_VERSION = 6
 
 #: SQL statements run in order, or a function of the backend's connection.
 Migration: TypeAlias = tuple[str, ...] | Callable[[Any], None]

@@ -98,7 +98,8 @@ class GameStore(Protocol):
         ...
 
     def games_of(self, seat_hash: str, limit: int) -> list[GameRecord]:
-        """Up to ``limit`` games of the seat ``seat_hash``, most recently changed first.
+        """Up to ``limit`` games of the seat ``seat_hash`` (the creator's, or the second seat
+        of a game between two people), most recently changed first.
 
         A game that fails validation is logged and skipped, never raised.
         """

@@ -46,6 +46,10 @@ from webapp.store.validate import validate
 
 log = logging.getLogger(__name__)
 
+#: The hash of the second seat of a game between two people (NULL for an engine game):
+#: written exactly so in the index and in ``games_of``, or SQLite does not use the index.
+_GUEST = "json_extract(friend, '$.guest_hash')"
+
 #: Entry n - 1 takes the schema to version n (see ``webapp.store.migrations``).
 MIGRATIONS: tuple[Migration, ...] = (
     # 1: the first schema; databases made before versioning hold it with user_version 0.
@@ -75,6 +79,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     ("ALTER TABLE games ADD COLUMN preset INTEGER NOT NULL DEFAULT 0",),
     # 5: a game between two people (seats, invite, clock, offers, how it ended): JSON or NULL.
     ("ALTER TABLE games ADD COLUMN friend TEXT",),
+    # 6: the games where a browser took the second seat (a guest's recent games).
+    (f"CREATE INDEX games_by_guest ON games ({_GUEST}, updated_at)",),
 )
 
 _SELECT = f"SELECT {', '.join(COLUMNS)} FROM games"
@@ -189,8 +195,10 @@ class SQLiteStore:
         return self._valid(query, (), limit, "playing")
 
     def games_of(self, seat_hash: str, limit: int) -> list[GameRecord]:
-        query = f"{_SELECT} WHERE seat_hash = ? ORDER BY updated_at DESC, rowid DESC"
-        return self._valid(query, (seat_hash,), limit, "games_of")
+        query = (
+            f"{_SELECT} WHERE seat_hash = ? OR {_GUEST} = ? ORDER BY updated_at DESC, rowid DESC"
+        )
+        return self._valid(query, (seat_hash, seat_hash), limit, "games_of")
 
     def _valid(
         self, query: str, params: tuple[Any, ...], limit: int, operation: str

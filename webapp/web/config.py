@@ -12,7 +12,7 @@ from typing import Any
 
 from webapp import protocol
 from webapp.search_pool.local_pool import DEFAULT_SEARCH, DEFAULT_TRACE
-from webapp.services import retention
+from webapp.services import presence, retention
 from webapp.services.searches import RETRY_DELAYS
 from webapp.services.tree import WAIT_SECONDS
 
@@ -80,6 +80,12 @@ DEFAULTS: dict[str, Any] = {
     "REVIEW_POSITION_SECONDS": 2.0,  # search budget of each position of a review
     "REVIEW_WAIT_SECONDS": 10.0,  # a review waits this long in all, then answers what it has
     "TREE_WAIT_SECONDS": WAIT_SECONDS,  # a tree request waits this long for its trace, then 503
+    # -- Games between two people (friend_games.py)
+    # A player with no connection for this long lets the other claim the win, or abort.
+    "FRIEND_ABANDON_SECONDS": protocol.ABANDON_SECONDS,
+    # With REDIS_URL: seconds between two heartbeats of a process's players in Redis; a
+    # process that dies without a word counts its players gone after three of them.
+    "PRESENCE_BEAT_SECONDS": presence.BEAT_SECONDS,
     # -- Retention: unfinished games untouched for N days and finished games older than
     # M days are deleted every RETENTION_EVERY_HOURS (0 = never; `python -m webapp prune`).
     "RETENTION_UNFINISHED_DAYS": retention.UNFINISHED_DAYS,

@@ -13,17 +13,22 @@ from __future__ import annotations
 
 from typing import Any
 
+import redis
 from flask import Blueprint, Flask, Response, current_app, jsonify
 from flask_socketio import emit, join_room
 
 from webapp import protocol
 from webapp.services import GameError
-from webapp.services.friends import Friends, invite_url, room
+from webapp.services.friends import Friends, invite_url, room, wall_ms
+from webapp.services.presence import SharedPresence
 from webapp.store import GameRecord
 from webapp.web.admission import admit
 from webapp.web.api import json_body
 from webapp.web.common import game_error, service
 from webapp.web.identity import ensure_identity, identity
+
+#: Seconds a presence read or write may take before it counts as Redis failing.
+REDIS_TIMEOUT = 5.0
 
 bp = Blueprint("friend_games", __name__, url_prefix="/api")
 bp.register_error_handler(GameError, game_error)
@@ -32,9 +37,15 @@ bp.register_error_handler(GameError, game_error)
 def init_app(app: Flask) -> None:
     """The app's ``Friends`` beside its game service (closed with it)."""
     app.register_blueprint(bp)
-    # With Redis, pages of one game may connect to several processes (see Friends).
+    config = app.config
+    presence = None  # every page connects to this process: its own sockets tell
+    if config["REDIS_URL"]:  # pages of one game may connect to several processes
+        client = redis.Redis.from_url(config["REDIS_URL"], socket_timeout=REDIS_TIMEOUT)
+        presence = SharedPresence(client, wall_ms, beat=config["PRESENCE_BEAT_SECONDS"])
     app.extensions["lookahead_friends"] = Friends(
-        app.extensions["lookahead"], presence_here=not app.config["REDIS_URL"]
+        app.extensions["lookahead"],
+        abandon_ms=int(config["FRIEND_ABANDON_SECONDS"] * 1000),
+        presence=presence,
     )
 
 
