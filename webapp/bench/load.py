@@ -41,6 +41,7 @@ from typing import Any
 
 import requests
 
+from webapp.bench import load_timings
 from webapp.bench.load_players import (
     REPLY_TIMEOUT,
     HostileConnection,
@@ -322,10 +323,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(HEADER, flush=True)
             for scenario in scenarios:
                 pid = None if args.redis else server.web_pid
-                before = cpu_of(pid)
+                before, timed = cpu_of(pid), load_timings.snapshot(server.urls[0])
                 outcome = run_scenario(server.urls, scenario, options)
                 print_outcome(outcome)
                 print_cpu(pid, before, cpu_of(pid), sum(row.tally.moves for row in outcome.rows))
+                load_timings.report(timed, load_timings.snapshot(server.urls[0]))
     except ServerFailed as failed:
         print(f"error: {failed}", file=sys.stderr)
         return 1

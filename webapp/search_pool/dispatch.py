@@ -39,6 +39,7 @@ from webapp.search_pool.jobs import (
     ResultCallback,
     SearchJob,
 )
+from webapp.search_pool.timing import Timings
 
 log = logging.getLogger(__name__)
 
@@ -164,6 +165,11 @@ def game_of(job: SearchJob) -> str:
     return f"({kind_of(job)})"
 
 
+def label_of(job: SearchJob) -> str:
+    """A job's label in the pool's timings: its kind and its class (``scores:analysis``)."""
+    return f"{kind_of(job)}:{job.priority.name.lower()}"
+
+
 def kind_of(job: SearchJob) -> str:
     """The kind a job's news is dispatched by (see the module docstring)."""
     tag = job.tag
@@ -176,8 +182,10 @@ def kind_of(job: SearchJob) -> str:
 class Dispatcher:
     """The pool's callbacks: each job's news to the handlers registered for its kind."""
 
-    def __init__(self, executor: SerialExecutor | None = None) -> None:
-        self.executor = executor
+    def __init__(
+        self, executor: SerialExecutor | None = None, timings: Timings | None = None
+    ) -> None:
+        self.executor, self.timings = executor, timings
         self._lock = threading.Lock()
         self._handlers: dict[str, Handlers] = {}
         self._settled: list[Callable[[SearchJob], None]] = []
@@ -242,10 +250,15 @@ class Dispatcher:
             return
 
         def apply() -> None:
+            started = time.monotonic()
             try:
                 handlers.result(job, result, error)
             finally:
                 self._settle(job)
+                if self.timings is not None and job.reported:
+                    label = label_of(job)
+                    self.timings.add(label, "relay", started - job.reported)
+                    self.timings.add(label, "apply", time.monotonic() - started)
 
         self._call(handlers, job, apply)
 

@@ -43,7 +43,7 @@ from typing import Any
 
 from webapp.search_pool.callbacks import Callbacks
 from webapp.search_pool.cancel import shared_int
-from webapp.search_pool.dispatch import Dispatcher, SerialExecutor
+from webapp.search_pool.dispatch import Dispatcher, SerialExecutor, label_of
 from webapp.search_pool.jobs import (
     DROPPED,
     WORKER_DIED,
@@ -58,6 +58,7 @@ from webapp.search_pool.process import Task
 from webapp.search_pool.restarts import CrashTracker
 from webapp.search_pool.scheduler import Scheduler
 from webapp.search_pool.slots import CONTEXT, LIVE, Run, Slot, State, stop_workers
+from webapp.search_pool.timing import Timings
 
 log = logging.getLogger(__name__)
 
@@ -119,7 +120,8 @@ class SearchPool:
         self.cancel_grace = cancel_grace
         # Results are applied off the relay thread, a game's in order (``dispatch.py``);
         # callbacks given here replace the dispatcher's.
-        self.dispatch = Dispatcher(SerialExecutor(name="search-results"))
+        self.timings = Timings()  # where each kind of job's time goes (``timing.py``)
+        self.dispatch = Dispatcher(SerialExecutor(name="search-results"), self.timings)
         self.on_progress = on_progress or self.dispatch.on_progress
         self.on_result = on_result or self.dispatch.on_result
         self.on_queued = on_queued or self.dispatch.on_queued
@@ -205,6 +207,7 @@ class SearchPool:
             if reason is not None:
                 raise PoolBusy(reason)
             job.id = next(self._ids)
+            job.submitted = time.monotonic()
             self._jobs[job.id] = job
             shed = self._scheduler.add(job)
             if shed is not None:
@@ -262,6 +265,7 @@ class SearchPool:
                 "restarts": self._restarts,
                 "crash_loop": self._crashes.crash_loop(),
                 "closed": self._closed,
+                "timings": self.timings.snapshot(),
             }
 
     # -- scheduling (the caller holds the lock) -----------------------------------------
@@ -303,6 +307,7 @@ class SearchPool:
             self._scheduler.requeue(job)
             return
         slot.run, slot.state = run, State.BUSY
+        run.sent = time.monotonic()
 
     def _preempt(self) -> None:
         """If an engine move waits and every live worker does lesser work, stop one of those."""
@@ -433,6 +438,10 @@ class SearchPool:
                 slot.state = State.IDLE
             if not run.freeing:
                 self._forget(run.job)
+                run.job.reported = time.monotonic()
+                label = label_of(run.job)  # a preempted job's wait ends with its last run
+                self.timings.add(label, "wait", run.sent - run.job.submitted)
+                self.timings.add(label, "run", run.job.reported - run.sent)
                 outcome = (payload, None) if kind == "done" else (None, payload)
                 self._callbacks.put("result", run.job, *outcome)
             self._dispatch()

@@ -47,6 +47,7 @@ class Run:
     aborting: bool = False  # preempted: its outcome is thrown away, the job waits again
     started: bool = False  # the worker took it (a worker that dies before did it no harm)
     stop_by: float = 0.0  # once cancelled: when the relay kills a worker that ignores it
+    sent: float = 0.0  # when it went to the worker (monotonic seconds)
 
     @property
     def freeing(self) -> bool:
