@@ -239,3 +239,34 @@ def test_lesser_work_runs_on_the_lesser_worker_at_a_lower_cpu_priority(pools: Po
     assert os.getpriority(os.PRIO_PROCESS, analysing) == min(19, ours + LESSER_NICE)
     pools.holds.release()
     assert pools.recorder.result(engine)[1] is None
+
+
+def test_a_reply_waiting_for_a_busy_reserve_preempts_the_scores_on_the_other_worker(
+    pools: Pools,
+) -> None:
+    pool = pools(2)  # reserve=1: worker 0 plays, worker 1 scores
+    first = pool.submit(job("e1", "hold"))
+    pools.holds.started("e1")  # the reserved worker is busy with a reply
+    pool.submit(job("s1", "hold", SCORES, owner="a"))
+    pools.holds.started("s1")
+    queued = pool.submit(job("s2", "hold", SCORES, owner="b"))
+    reply = pool.submit(job("e2"))  # waits for no scores: s1 stops for it
+    assert pools.recorder.result(reply)[1] is None
+    assert pools.holds.cancelled("s1") and first not in pools.recorder.results
+    pools.holds.started("s1", times=2)  # back at the front of the scores, before s2
+    assert not pools.holds.runs("s2") and pool.position(queued) == 1
+    pools.holds.release()
+    pools.recorder.result(queued)
+    assert pools.recorder.finished[0] == "e2"
+    assert pools.recorder.finished.index("s1") < pools.recorder.finished.index("s2")
+
+
+def test_a_reply_preempts_nothing_while_a_worker_is_free_for_it(pools: Pools) -> None:
+    pool = pools(2)
+    pool.submit(job("s1", "hold", SCORES))
+    pools.holds.started("s1")
+    pool.submit(job("e1", "hold"))  # the reserved worker takes it
+    pools.holds.started("e1")
+    pools.holds.release("e1")
+    wait_until(lambda: "e1" in pools.recorder.finished)
+    assert not pools.holds.cancelled("s1") and len(pools.holds.runs("s1")) == 1

@@ -77,7 +77,7 @@ def test_the_pool_times_each_job_it_reports_waiting_running_and_applied(pools: P
     wait_until(lambda: applied == ["reply", "held"])
     timings = pool.stats()["timings"]
     for label in ("scores:scores", "engine:engine"):
-        for stage in ("wait", "run", "relay", "apply"):
+        for stage in ("wait", "run", "deliver", "queue", "apply"):
             assert sum(timings[label][stage]) == 1, (label, stage)  # the preempted run: none
 
 

@@ -42,12 +42,10 @@ def lines(before: Snapshot | None, after: Snapshot | None) -> list[str]:
     rows = summary(difference(after, before))
     if not rows:
         return []
-    heads = " ".join(f"{stage + str(q):>8}" for stage in STAGES for q in (50, 95, 99))
+    heads = " ".join(f"{stage + str(q):>8}" for stage in STAGES for q in (50, 95))
     out = [f"  pool timings (ms, at most): {'label':<18} {'jobs':>6} {heads}"]
     for row in rows:
-        cells = " ".join(
-            f"{cell(row[stage + str(q)]):>8}" for stage in STAGES for q in (50, 95, 99)
-        )
+        cells = " ".join(f"{cell(row[stage + str(q)]):>8}" for stage in STAGES for q in (50, 95))
         out.append(f"  {'':<27} {row['label']:<18} {row['jobs']:>6} {cells}")
     return out
 

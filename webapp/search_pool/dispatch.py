@@ -272,6 +272,8 @@ class Dispatcher:
             self._settle(job)
             return
 
+        delivered = time.monotonic()
+
         def apply() -> None:
             started = time.monotonic()
             try:
@@ -280,7 +282,8 @@ class Dispatcher:
                 self._settle(job)
                 if self.timings is not None and job.reported:
                     label = label_of(job)
-                    self.timings.add(label, "relay", started - job.reported)
+                    self.timings.add(label, "deliver", delivered - job.reported)
+                    self.timings.add(label, "queue", started - delivered)
                     self.timings.add(label, "apply", time.monotonic() - started)
 
         self._call(handlers, job, apply)

@@ -10,9 +10,9 @@ the most urgent job goes to it. The first ``reserve`` workers take engine
 moves only (while others exist); the others take any work and run at a lower
 OS priority (``lesser_nice``), so analyses yield the CPU to play. At most
 ``workers - reserve`` workers (at least one) do anything but engine moves,
-and when an engine move waits while every worker does lesser work, one of
-those searches is preempted: cancelled in its worker and put back at the
-front of its class, its outcome discarded.
+and when an engine move waits while no worker is free (the reserved ones busy
+with other moves, or none), a lesser search is preempted: cancelled in its
+worker and put back at the front of its class, its outcome discarded.
 
 One relay thread waits on every worker's pipe and process at once: it reads
 progress and results, notices a dead worker the moment its process ends,
@@ -310,7 +310,11 @@ class SearchPool:
         run.sent = time.monotonic()
 
     def _preempt(self) -> None:
-        """If an engine move waits and every live worker does lesser work, stop one of those."""
+        """If an engine move waits and no worker is free (or freeing), stop a lesser search.
+
+        Strict priority: a reply waits for no scores, pondering or analysis, also
+        when the reserved workers are all busy with other replies (a crowd's burst).
+        """
         if not self._scheduler.waiting(Priority.ENGINE):
             return
         live = [
@@ -319,9 +323,12 @@ class SearchPool:
         runs = [slot.run for slot in live if slot.run is not None]
         if not live or len(runs) < len(live):
             return
-        if any(run.freeing or run.job.priority == Priority.ENGINE for run in runs):
+        if any(run.freeing for run in runs):
             return
-        victim = max(runs, key=lambda run: (run.job.priority, run.id))  # least urgent, newest
+        lesser = [run for run in runs if run.job.priority != Priority.ENGINE]
+        if not lesser:
+            return
+        victim = max(lesser, key=lambda run: (run.job.priority, run.id))  # least urgent, newest
         victim.aborting = True
         for slot in live:
             if slot.run is victim:
