@@ -79,6 +79,7 @@ def test_the_pool_times_each_job_it_reports_waiting_running_and_applied(pools: P
     for label in ("scores:scores", "engine:engine"):
         for stage in ("wait", "run", "deliver", "queue", "apply"):
             assert sum(timings[label][stage]) == 1, (label, stage)  # the preempted run: none
+        assert sum(timings[label]["search"]) == 0  # these fake results carry no time_ms
 
 
 def test_the_bench_prints_one_line_per_label_with_jobs() -> None:

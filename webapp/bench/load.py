@@ -290,6 +290,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--max-seconds", type=float, default=60.0,
                         help="per scenario: no new move after this (60)")  # fmt: skip
     parser.add_argument("--seed", type=int, default=1, help="the players' moves")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="a setting of the servers started here (repeatable), e.g. "
+                        "LIVE_SCORES=false to see what the scores cost the replies")  # fmt: skip
     return parser.parse_args(argv)
 
 
@@ -313,7 +316,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.perf_counter()
     try:
         server = LoadServer(args.url, args.workers, redis=args.redis, db=args.db, web=args.web,
-                            hosts=args.hosts, nginx=args.nginx)  # fmt: skip
+                            hosts=args.hosts, nginx=args.nginx, settings=args.set)  # fmt: skip
         with server:
             where = args.url or server.describe()
             print(f"# Load benchmark: {' '.join(server.urls)} ({where}); {args.game}, think "

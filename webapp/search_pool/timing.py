@@ -6,6 +6,8 @@ Four stages of every job the pool reports, each a histogram per job label
 
 * ``wait``   submitted until sent to a worker (the last time, if it was preempted)
 * ``run``    sent to a worker until its result reached the relay thread
+* ``search`` the search itself, as its worker timed it (``time_ms``; a trace has none):
+             ``run`` less this is the pipes and the relay thread's turnaround
 * ``deliver`` the result at the relay until the relay thread hands it to the
              dispatcher (the pool's callback queue)
 * ``queue``  from there until its handler starts (the dispatcher's per-game queue)
@@ -26,7 +28,7 @@ from typing import Any
 #: Upper bounds of the buckets in ms (a last, unbounded bucket follows).
 BOUNDS_MS = (1, 2, 3, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500, 700, 1000,
              1500, 2000, 3000, 5000, 10000, 20000)  # fmt: skip
-STAGES = ("wait", "run", "deliver", "queue", "apply")
+STAGES = ("wait", "run", "search", "deliver", "queue", "apply")
 #: More labels than this are folded into "other" (a label comes from a job's tag).
 MAX_LABELS = 16
 
