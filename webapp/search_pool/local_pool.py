@@ -46,6 +46,7 @@ from webapp.search_pool.cancel import shared_int
 from webapp.search_pool.dispatch import Dispatcher, SerialExecutor, label_of
 from webapp.search_pool.jobs import (
     DROPPED,
+    SEARCH,
     WORKER_DIED,
     PoolBusy,
     Priority,
@@ -73,6 +74,22 @@ DEFAULT_SEARCH = "webapp.search_pool.process:run_search"
 DEFAULT_TRACE = "webapp.search_pool.process:run_trace"
 #: OS niceness of the workers past the reserved ones (they take analyses and scores).
 LESSER_NICE = 10
+#: A search to at most this depth is short (an Easy or Medium move: milliseconds; its
+#: time budget is only the server's cap):
+#: one may go ahead into the pipe of a worker running another (``_send_ahead``).
+AHEAD_DEPTH = 4
+
+
+def short(job: SearchJob) -> bool:
+    """An engine move whose search is bounded by a small depth (milliseconds)."""
+    limits = job.limits
+    return (
+        job.kind == SEARCH
+        and job.priority == Priority.ENGINE
+        and limits.depth is not None
+        and limits.depth <= AHEAD_DEPTH
+        and not job.cancelled
+    )
 
 
 class SearchPool:
@@ -249,6 +266,7 @@ class SearchPool:
                 for slot in self._slots:
                     if slot.run is not None and slot.run.job is job and not slot.run.aborting:
                         self._stop(slot)
+                    # one sent ahead is stopped when it comes up (``_handle``), unreported
         self._wake()
 
     def stats(self) -> dict[str, Any]:
@@ -279,6 +297,7 @@ class SearchPool:
                 if job is None:
                     continue  # a worker kept for engine moves may be passed over
                 self._start_run(slot, job)
+        self._send_ahead()
         self._preempt()
 
     def _plays_only(self, slot: Slot) -> bool:
@@ -296,7 +315,29 @@ class SearchPool:
             return None
         return self._scheduler.pop(Priority.SCORES) or self._scheduler.pop(Priority.ANALYSIS)
 
-    def _start_run(self, slot: Slot, job: SearchJob) -> None:
+    def _send_ahead(self) -> None:
+        """Behind a worker's short engine move, send the next short one into its pipe.
+
+        Under a crowd of quick moves a worker then never waits for the relay thread
+        between two of them (a busy server's relay is slow to get its turn): it reads
+        the next task as soon as it has sent a result. Only short searches go ahead
+        (``short``), so no move waits long behind another in a pipe.
+        """
+        for slot in self._slots:
+            run = slot.run
+            if slot.state is not State.BUSY or slot.ahead is not None or run is None:
+                continue
+            if run.freeing or not short(run.job):
+                continue
+            waiting = self._scheduler.peek(Priority.ENGINE)
+            if waiting is None:
+                return
+            if not short(waiting):
+                continue
+            self._scheduler.pop(Priority.ENGINE)
+            self._start_run(slot, waiting, ahead=True)
+
+    def _start_run(self, slot: Slot, job: SearchJob, ahead: bool = False) -> None:
         run = Run(next(self._run_ids), job)
         task = Task.of(run.id, job)
         try:
@@ -306,7 +347,10 @@ class SearchPool:
             slot.state = State.BROKEN
             self._scheduler.requeue(job)
             return
-        slot.run, slot.state = run, State.BUSY
+        if ahead:
+            slot.ahead = run
+        else:
+            slot.run, slot.state = run, State.BUSY
         run.sent = time.monotonic()
 
     def _preempt(self) -> None:
@@ -440,8 +484,10 @@ class SearchPool:
                 if not run.freeing:
                     self._callbacks.put("progress", run.job, payload)
                 return
-            slot.run = None
-            if slot.state is State.BUSY:
+            slot.run, slot.ahead = slot.ahead, None  # the one sent ahead runs now
+            if slot.run is not None and slot.run.freeing:
+                self._stop(slot)  # cancelled in the pipe: it stops as it starts
+            if slot.run is None and slot.state is State.BUSY:
                 slot.state = State.IDLE
             if not run.freeing:
                 self._forget(run.job)
@@ -460,10 +506,13 @@ class SearchPool:
         """The slot's process ended: report its job and schedule a replacement."""
         self._receive(slot, limit=1_000_000)  # all it said before it died
         with self._lock:
-            process, conn, run = slot.process, slot.conn, slot.run
+            process, conn, run, ahead = slot.process, slot.conn, slot.run, slot.ahead
             if self._closed or process is None:
                 return
             slot.process, slot.conn, slot.run, slot.state = None, None, None, State.DEAD
+            slot.ahead = None
+            if ahead is not None and not ahead.freeing:
+                self._scheduler.requeue(ahead.job)  # never begun: it runs elsewhere
             killed = slot.killed  # by us, for ignoring a cancel: no crash
             delay = 0.0 if killed else self._crashes.died(slot.index)
             slot.respawn_at = time.monotonic() + delay

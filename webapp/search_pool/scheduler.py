@@ -146,6 +146,10 @@ class Scheduler:
         self._lanes[job.priority].push_front(job)
         self._count(job, 1)
 
+    def peek(self, priority: Priority) -> SearchJob | None:
+        """The job ``pop(priority)`` would return, left waiting."""
+        return next(iter(self._lanes[priority]), None)
+
     def pop(self, priority: Priority) -> SearchJob | None:
         job = self._lanes[priority].pop()
         if job is not None:

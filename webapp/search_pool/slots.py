@@ -65,6 +65,7 @@ class Slot:
     process: SpawnProcess | None = None
     conn: Connection | None = None
     run: Run | None = None
+    ahead: Run | None = None  # a short engine move sent behind ``run``, in the pipe
     respawn_at: float = 0.0
     killed: bool = False  # the pool killed this process (a cancel it ignored), not a crash
 
@@ -87,6 +88,7 @@ class Slot:
         finally:
             worker_end.close()  # the worker has its own copy; ours would hide its death
         self.process, self.conn, self.state, self.run = process, server_end, State.STARTING, None
+        self.ahead = None
         self.killed = False
 
 
@@ -100,6 +102,7 @@ def stop_workers(slots: list[Slot], seconds: float) -> None:
     for slot in slots:
         process, conn = slot.process, slot.conn
         slot.process, slot.conn, slot.state, slot.run = None, None, State.DEAD, None
+        slot.ahead = None
         if process is not None:
             process.join(max(0.0, deadline - time.monotonic()))
             if process.is_alive():
