@@ -75,6 +75,17 @@ def test_scores_past_their_limit_shed_the_oldest_and_are_never_refused() -> None
     assert scheduler.refusal(ENGINE, "o", "g") is None  # scores count against no other bound
 
 
+def test_a_job_sent_ahead_counts_against_the_bounds_until_it_starts() -> None:
+    scheduler = Scheduler(queue_limit=1, owner_limit=5, game_limit=5, scores_limit=1)
+    piped = job("piped", owner="o", game_id="g")
+    scheduler.add(piped)
+    assert scheduler.pop(ENGINE, ahead=True) is piped
+    assert scheduler.waiting(ENGINE) == 0  # not in the lane: nobody preempts for it
+    assert scheduler.refusal(ENGINE, "o", "g") is not None  # but it still waits
+    scheduler.started(piped)
+    assert scheduler.refusal(ENGINE, "o", "g") is None
+
+
 def test_waiting_analyses_never_make_a_move_busy() -> None:
     scheduler = Scheduler(
         queue_limit=2, owner_limit=3, game_limit=3, scores_limit=1, analysis_limit=4

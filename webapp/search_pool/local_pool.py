@@ -13,6 +13,9 @@ OS priority (``lesser_nice``), so analyses yield the CPU to play. At most
 and when an engine move waits while no worker is free (the reserved ones busy
 with other moves, or none), a lesser search is preempted: cancelled in its
 worker and put back at the front of its class, its outcome discarded.
+A short engine move (``short``) may go ahead into the pipe of a worker running
+another (``Slot.ahead``): the worker reads it the moment it has sent its
+result, without waiting for the relay thread to hand it the next.
 
 One relay thread waits on every worker's pipe and process at once: it reads
 progress and results, notices a dead worker the moment its process ends,
@@ -334,7 +337,7 @@ class SearchPool:
                 return
             if not short(waiting):
                 continue
-            self._scheduler.pop(Priority.ENGINE)
+            self._scheduler.pop(Priority.ENGINE, ahead=True)  # counted until it starts
             self._start_run(slot, waiting, ahead=True)
 
     def _start_run(self, slot: Slot, job: SearchJob, ahead: bool = False) -> None:
@@ -345,6 +348,8 @@ class SearchPool:
             slot.conn.send(task)
         except (OSError, ValueError):  # it died under us: the relay will bury it
             slot.state = State.BROKEN
+            if ahead:
+                self._scheduler.started(job)
             self._scheduler.requeue(job)
             return
         if ahead:
@@ -485,6 +490,8 @@ class SearchPool:
                     self._callbacks.put("progress", run.job, payload)
                 return
             slot.run, slot.ahead = slot.ahead, None  # the one sent ahead runs now
+            if slot.run is not None:
+                self._scheduler.started(slot.run.job)
             if slot.run is not None and slot.run.freeing:
                 self._stop(slot)  # cancelled in the pipe: it stops as it starts
             if slot.run is None and slot.state is State.BUSY:
@@ -511,8 +518,10 @@ class SearchPool:
                 return
             slot.process, slot.conn, slot.run, slot.state = None, None, None, State.DEAD
             slot.ahead = None
-            if ahead is not None and not ahead.freeing:
-                self._scheduler.requeue(ahead.job)  # never begun: it runs elsewhere
+            if ahead is not None:
+                self._scheduler.started(ahead.job)
+                if not ahead.freeing:
+                    self._scheduler.requeue(ahead.job)  # never begun: it runs elsewhere
             killed = slot.killed  # by us, for ignoring a cancel: no crash
             delay = 0.0 if killed else self._crashes.died(slot.index)
             slot.respawn_at = time.monotonic() + delay
