@@ -305,6 +305,7 @@ def test_a_short_reply_goes_ahead_into_the_pipe_of_a_worker_playing_another(
     pools.recorder.result(third)
     assert pools.recorder.finished == ["e1", "e2", "e3"]
     assert sorted(pools.recorder.calls) == [first, second, third]
+    assert pool.stats()["sent_ahead"] == 2  # e3 too, once e2 ran
 
 
 def test_a_long_search_never_waits_in_a_pipe(pools: Pools) -> None:

@@ -80,6 +80,7 @@ def test_the_pool_times_each_job_it_reports_waiting_running_and_applied(pools: P
         for stage in ("wait", "run", "deliver", "queue", "apply"):
             assert sum(timings[label][stage]) == 1, (label, stage)  # the preempted run: none
         assert sum(timings[label]["search"]) == 0  # these fake results carry no time_ms
+    assert pool.stats()["preempted"] == 1
 
 
 def test_the_bench_prints_one_line_per_label_with_jobs() -> None:
@@ -87,6 +88,8 @@ def test_the_bench_prints_one_line_per_label_with_jobs() -> None:
     before = timings.snapshot()
     timings.add("engine:engine", "run", 0.001)
     timings.add("engine:engine", "wait", 30.0)
-    printed = lines(before, timings.snapshot())
-    assert len(printed) == 2 and "engine:engine" in printed[1] and ">20s" in printed[1]
+    after = timings.snapshot() | {"#preempted": {"count": [7]}}
+    printed = lines(before | {"#preempted": {"count": [4]}}, after)
+    assert len(printed) == 3 and "engine:engine" in printed[1] and ">20s" in printed[1]
+    assert printed[2] == "  pool: preempted 3"
     assert lines(None, timings.snapshot()) == []

@@ -17,16 +17,23 @@ import requests
 from webapp.search_pool.timing import STAGES, difference, summary
 
 Snapshot = dict[str, dict[str, list[int]]]
+#: The pool's counters printed under the table (``SearchPool.stats``).
+COUNTS = ("preempted", "sent_ahead")
 
 
 def snapshot(url: str) -> Snapshot | None:
-    """The pool's timings now, or None if the server does not report them."""
+    """The pool's timings now (and its counts of preemptions and moves sent ahead, as
+    labels of their own), or None if the server does not report them."""
     try:
         health = requests.get(url + "/healthz", timeout=10).json()
     except (requests.RequestException, ValueError):
         return None
-    timings = (health.get("workers") or {}).get("timings")
-    return timings if isinstance(timings, dict) else None
+    workers = health.get("workers") or {}
+    timings = workers.get("timings")
+    if not isinstance(timings, dict):
+        return None
+    counts = {key: workers.get(key) for key in COUNTS if isinstance(workers.get(key), int)}
+    return timings | {f"#{key}": {"count": [n]} for key, n in counts.items()}
 
 
 def cell(ms: float) -> str:
@@ -39,7 +46,9 @@ def lines(before: Snapshot | None, after: Snapshot | None) -> list[str]:
     """The scenario's table, one line per label (none if either snapshot is missing)."""
     if before is None or after is None:
         return []
-    rows = summary(difference(after, before))
+    stretch = difference(after, before)
+    counts = {label[1:]: stages["count"][0] for label, stages in stretch.items() if label[0] == "#"}
+    rows = summary({label: stages for label, stages in stretch.items() if label[0] != "#"})
     if not rows:
         return []
     heads = " ".join(f"{stage + str(q):>8}" for stage in STAGES for q in (50, 95))
@@ -47,6 +56,8 @@ def lines(before: Snapshot | None, after: Snapshot | None) -> list[str]:
     for row in rows:
         cells = " ".join(f"{cell(row[stage + str(q)]):>8}" for stage in STAGES for q in (50, 95))
         out.append(f"  {'':<27} {row['label']:<18} {row['jobs']:>6} {cells}")
+    if counts:
+        out.append("  pool: " + ", ".join(f"{key} {n}" for key, n in sorted(counts.items())))
     return out
 
 

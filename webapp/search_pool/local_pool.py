@@ -164,6 +164,7 @@ class SearchPool:
         self._relay_thread: threading.Thread | None = None  # when we started it ourselves
         self._closed = False  # set under the lock
         self._restarts = 0
+        self._preempted = self._ahead = 0  # lesser searches stopped for moves; moves piped
         self._loop_logged = False
 
     # -- life cycle ---------------------------------------------------------------------
@@ -284,6 +285,8 @@ class SearchPool:
                     for priority in Priority
                 },
                 "restarts": self._restarts,
+                "preempted": self._preempted,
+                "sent_ahead": self._ahead,
                 "crash_loop": self._crashes.crash_loop(),
                 "closed": self._closed,
                 "timings": self.timings.snapshot(),
@@ -338,6 +341,7 @@ class SearchPool:
             if not short(waiting):
                 continue
             self._scheduler.pop(Priority.ENGINE, ahead=True)  # counted until it starts
+            self._ahead += 1
             self._start_run(slot, waiting, ahead=True)
 
     def _start_run(self, slot: Slot, job: SearchJob, ahead: bool = False) -> None:
@@ -383,6 +387,7 @@ class SearchPool:
             if slot.run is victim:
                 self._stop(slot)
         self._scheduler.requeue(victim.job)
+        self._preempted += 1
         log.info("search pool: job %d preempted for an engine move", victim.job.id)
 
     def _forget(self, job: SearchJob) -> None:
