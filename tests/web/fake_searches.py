@@ -132,6 +132,14 @@ def crash(label: str, progress: Callable[[Progress], None], cancel: CancelFlag) 
     os._exit(3)
 
 
+def crash_held(
+    label: str, progress: Callable[[Progress], None], cancel: CancelFlag
+) -> dict[str, Any]:
+    """Held like ``held``; released, its worker dies instead of answering."""
+    held(label, progress, cancel)
+    os._exit(3)
+
+
 def fail(label: str, progress: Callable[[Progress], None], cancel: CancelFlag) -> dict[str, Any]:
     raise ValueError(f"search {label} failed on purpose")
 
@@ -142,6 +150,7 @@ BEHAVIOURS = {
     "quick": quick,
     "steps": steps,
     "crash": crash,
+    "crash_held": crash_held,
     "fail": fail,
 }
 

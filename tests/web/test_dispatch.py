@@ -98,9 +98,9 @@ def test_news_nobody_handles_never_reaches_the_executor() -> None:
     class Counting(SerialExecutor):
         submitted: ClassVar[list[str]] = []
 
-        def submit(self, key: str, task: Callable[[], None]) -> bool:
+        def submit(self, key: str, task: Callable[[], None], urgent: bool = False) -> bool:
             self.submitted.append(key)
-            return super().submit(key, task)
+            return super().submit(key, task, urgent)
 
     executor = Counting(threads=1)
     dispatch = Dispatcher(executor)
@@ -221,3 +221,35 @@ def test_a_game_whose_save_is_slow_delays_no_other_games_reply() -> None:
     finally:
         store.release.set()
         games.close()
+
+
+def test_an_engine_reply_is_applied_before_other_games_waiting_scores() -> None:
+    executor, ran = SerialExecutor(threads=1), []
+    held, release, done = threading.Event(), threading.Event(), threading.Event()
+    executor.submit("busy", lambda: (held.set(), release.wait(WAIT)))
+    assert held.wait(WAIT)  # the one thread is taken: everything below waits
+    executor.submit("g1", lambda: ran.append("g1 scores"))
+    executor.submit("g2", lambda: ran.append("g2 scores"))
+    executor.submit("g3", lambda: ran.append("g3 reply"), urgent=True)
+    executor.submit("g4", lambda: ran.append("g4 scores"))
+    executor.submit("g4", lambda: ran.append("g4 reply"), urgent=True)  # its game goes ahead
+    executor.submit("g5", done.set)
+    release.set()
+    assert done.wait(WAIT)
+    # g4's scores came first in its game: a game's news keeps its order
+    assert ran == ["g3 reply", "g4 scores", "g4 reply", "g1 scores", "g2 scores"]
+    executor.close()
+
+
+def test_engine_and_pondering_news_are_urgent_scores_and_analyses_are_not() -> None:
+    from webapp.search_pool import Priority
+    from webapp.search_pool.dispatch import urgent
+
+    assert urgent(job(("engine", "g", None)))
+    assert urgent(SearchJob("tictactoe", "", "minimax", Limits(depth=1), tag=("ponder", "g", None),
+                            priority=Priority.SCORES))  # fmt: skip
+    for kind, priority in (("scores", Priority.SCORES), ("scores", Priority.ANALYSIS),
+                           ("analysis", Priority.ANALYSIS)):  # fmt: skip
+        lesser = SearchJob("tictactoe", "", "minimax", Limits(depth=1), tag=(kind, "g", None),
+                           priority=priority)  # fmt: skip
+        assert not urgent(lesser)

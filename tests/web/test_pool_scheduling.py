@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.web.fake_searches import Pools, job, open_pools
 from tests.web.helpers import wait_until
-from webapp.search_pool import DROPPED, TRACE, PoolBusy, Priority
+from webapp.engine.search import Limits
+from webapp.search_pool import DROPPED, TRACE, WORKER_DIED, PoolBusy, Priority, SearchJob
 from webapp.search_pool.local_pool import LESSER_NICE
 from webapp.search_pool.scheduler import Scheduler
 
@@ -70,6 +73,17 @@ def test_scores_past_their_limit_shed_the_oldest_and_are_never_refused() -> None
     assert scheduler.add(made[3]) is made[1]
     assert labels(scheduler) == ["s2", "s3"]
     assert scheduler.refusal(ENGINE, "o", "g") is None  # scores count against no other bound
+
+
+def test_a_job_sent_ahead_counts_against_the_bounds_until_it_starts() -> None:
+    scheduler = Scheduler(queue_limit=1, owner_limit=5, game_limit=5, scores_limit=1)
+    piped = job("piped", owner="o", game_id="g")
+    scheduler.add(piped)
+    assert scheduler.pop(ENGINE, ahead=True) is piped
+    assert scheduler.waiting(ENGINE) == 0  # not in the lane: nobody preempts for it
+    assert scheduler.refusal(ENGINE, "o", "g") is not None  # but it still waits
+    scheduler.started(piped)
+    assert scheduler.refusal(ENGINE, "o", "g") is None
 
 
 def test_waiting_analyses_never_make_a_move_busy() -> None:
@@ -239,3 +253,98 @@ def test_lesser_work_runs_on_the_lesser_worker_at_a_lower_cpu_priority(pools: Po
     assert os.getpriority(os.PRIO_PROCESS, analysing) == min(19, ours + LESSER_NICE)
     pools.holds.release()
     assert pools.recorder.result(engine)[1] is None
+
+
+def test_a_reply_waiting_for_a_busy_reserve_preempts_the_scores_on_the_other_worker(
+    pools: Pools,
+) -> None:
+    pool = pools(2)  # reserve=1: worker 0 plays, worker 1 scores
+    first = pool.submit(job("e1", "hold"))
+    pools.holds.started("e1")  # the reserved worker is busy with a reply
+    pool.submit(job("s1", "hold", SCORES, owner="a"))
+    pools.holds.started("s1")
+    queued = pool.submit(job("s2", "hold", SCORES, owner="b"))
+    reply = pool.submit(job("e2"))  # waits for no scores: s1 stops for it
+    assert pools.recorder.result(reply)[1] is None
+    assert pools.holds.cancelled("s1") and first not in pools.recorder.results
+    pools.holds.started("s1", times=2)  # back at the front of the scores, before s2
+    assert not pools.holds.runs("s2") and pool.position(queued) == 1
+    pools.holds.release()
+    pools.recorder.result(queued)
+    assert pools.recorder.finished[0] == "e2"
+    assert pools.recorder.finished.index("s1") < pools.recorder.finished.index("s2")
+
+
+def test_a_reply_preempts_nothing_while_a_worker_is_free_for_it(pools: Pools) -> None:
+    pool = pools(2)
+    pool.submit(job("s1", "hold", SCORES))
+    pools.holds.started("s1")
+    pool.submit(job("e1", "hold"))  # the reserved worker takes it
+    pools.holds.started("e1")
+    pools.holds.release("e1")
+    wait_until(lambda: "e1" in pools.recorder.finished)
+    assert not pools.holds.cancelled("s1") and len(pools.holds.runs("s1")) == 1
+
+
+def short_job(label: str, behaviour: str = "quick", **more: Any) -> SearchJob:
+    """An Easy-like engine move: bounded by a small depth (and the time cap)."""
+    return replace(job(label, behaviour, **more), limits=Limits(depth=2, time=10.0))
+
+
+def test_a_short_reply_goes_ahead_into_the_pipe_of_a_worker_playing_another(
+    pools: Pools,
+) -> None:
+    pool = pools(1)
+    first = pool.submit(short_job("e1", "hold"))
+    pools.holds.started("e1")
+    second = pool.submit(short_job("e2"))
+    third = pool.submit(short_job("e3"))
+    # e2 is in the worker's pipe already (no longer waiting); e3 waits its turn
+    wait_until(lambda: pool.position(second) is None and pool.position(third) == 1)
+    pools.holds.release("e1")
+    pools.recorder.result(third)
+    assert pools.recorder.finished == ["e1", "e2", "e3"]
+    assert sorted(pools.recorder.calls) == [first, second, third]
+    assert pool.stats()["sent_ahead"] == 2  # e3 too, once e2 ran
+
+
+def test_a_long_search_never_waits_in_a_pipe(pools: Pools) -> None:
+    pool = pools(1)
+    pool.submit(short_job("e1", "hold"))
+    pools.holds.started("e1")
+    perfect = pool.submit(job("e2"))  # no depth bound: it may take long, so it waits here
+    wait_until(lambda: pool.position(perfect) == 1)
+    pool.submit(job("e3", "hold"))
+    pools.holds.release("e1")
+    pools.holds.started("e3")  # e2 ran; e3 (unbounded) runs now: nothing goes behind it
+    behind = pool.submit(short_job("e4"))
+    wait_until(lambda: pool.position(behind) == 1)
+    pools.holds.release("e3")
+    pools.recorder.result(behind)
+
+
+def test_a_reply_cancelled_in_the_pipe_is_never_reported(pools: Pools) -> None:
+    pool = pools(1)
+    pool.submit(short_job("e1", "hold"))
+    pools.holds.started("e1")
+    piped = pool.submit(short_job("e2", "hold"))
+    wait_until(lambda: pool.position(piped) is None)
+    pool.cancel(piped)
+    pools.holds.release("e1")
+    pools.holds.started("e2")  # it comes up with its cancel flag set: it stops at once
+    wait_until(lambda: pools.holds.cancelled("e2"))
+    after = pool.submit(short_job("e3"))
+    pools.recorder.result(after)
+    assert piped not in pools.recorder.calls and pools.recorder.finished == ["e1", "e3"]
+
+
+def test_a_reply_in_the_pipe_of_a_worker_that_dies_runs_again_elsewhere(pools: Pools) -> None:
+    pool = pools(1)
+    crashing = pool.submit(short_job("e1", "crash_held"))
+    pools.holds.started("e1")
+    piped = pool.submit(short_job("e2"))
+    wait_until(lambda: pool.position(piped) is None)
+    pools.holds.release("e1")  # the worker dies: e1 fails, e2 never began and runs again
+    assert pools.recorder.result(crashing) == (None, WORKER_DIED)
+    result, error = pools.recorder.result(piped)
+    assert error is None and result is not None and result["best_move"] == "e2"

@@ -41,6 +41,7 @@ from typing import Any
 
 import requests
 
+from webapp.bench import load_timings
 from webapp.bench.load_players import (
     REPLY_TIMEOUT,
     HostileConnection,
@@ -289,6 +290,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--max-seconds", type=float, default=60.0,
                         help="per scenario: no new move after this (60)")  # fmt: skip
     parser.add_argument("--seed", type=int, default=1, help="the players' moves")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="a setting of the servers started here (repeatable), e.g. "
+                        "LIVE_SCORES=false to see what the scores cost the replies")  # fmt: skip
     return parser.parse_args(argv)
 
 
@@ -312,7 +316,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.perf_counter()
     try:
         server = LoadServer(args.url, args.workers, redis=args.redis, db=args.db, web=args.web,
-                            hosts=args.hosts, nginx=args.nginx)  # fmt: skip
+                            hosts=args.hosts, nginx=args.nginx, settings=args.set)  # fmt: skip
         with server:
             where = args.url or server.describe()
             print(f"# Load benchmark: {' '.join(server.urls)} ({where}); {args.game}, think "
@@ -322,10 +326,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(HEADER, flush=True)
             for scenario in scenarios:
                 pid = None if args.redis else server.web_pid
-                before = cpu_of(pid)
+                before, timed = cpu_of(pid), load_timings.snapshot(server.urls[0])
                 outcome = run_scenario(server.urls, scenario, options)
                 print_outcome(outcome)
                 print_cpu(pid, before, cpu_of(pid), sum(row.tally.moves for row in outcome.rows))
+                load_timings.report(timed, load_timings.snapshot(server.urls[0]))
     except ServerFailed as failed:
         print(f"error: {failed}", file=sys.stderr)
         return 1

@@ -16,6 +16,7 @@ The engine's searches and the search explorer's traces never run on a request's 
 * ``queue_pool`` ``QueuePool``: ``Pool`` with the searches run by search hosts
 * ``dispatch``   one dispatcher per pool: each result to the handler of its job kind
 * ``timers``     delayed work (retries, sweeps) on one thread
+* ``timing``     where each kind of job's time goes (waiting, running, applied): histograms
 * ``supervise``  background loops (the relay, the reply reader, retention) restarted if they die
 """
 

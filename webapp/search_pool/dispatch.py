@@ -12,7 +12,8 @@ A pool with a relay thread of its own (``SearchPool``, ``QueuePool``) makes its
 dispatcher with a ``SerialExecutor``: the news of a kind registered
 ``serial=True`` (a game's: engine moves, scores, pondering, its analyses) is
 queued per game and applied on a small pool of threads, in order within a game,
-one item at a time, games in parallel. So a game whose store write is slow
+one item at a time, games in parallel, and the games with an engine reply to
+apply before the others (``urgent``). So a game whose store write is slow
 holds up that game only, never the relay or other games. Kinds whose handlers
 only wake a waiting thread (traces, position analyses) run on the relay
 thread. A pool without a thread of its own (a test's, reporting before
@@ -34,11 +35,13 @@ from typing import Any
 
 from webapp.search_pool.interface import Pool
 from webapp.search_pool.jobs import (
+    Priority,
     ProgressCallback,
     QueuedCallback,
     ResultCallback,
     SearchJob,
 )
+from webapp.search_pool.timing import Timings
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +54,9 @@ def _no_place(job: SearchJob, place: int) -> None:
     return None
 
 
+#: The kind of a pondering's news (``webapp.services.live_scores``): the engine's reply
+#: to the player's expected move, which becomes its move when the player plays it.
+PONDER = "ponder"
 #: Threads applying games' results (each game's one at a time).
 RESULT_THREADS = 6
 #: Seconds ``close`` waits for the results being applied.
@@ -61,34 +67,44 @@ Task = Callable[[], None]
 
 class SerialExecutor:
     """Tasks run on at most ``threads`` threads: those of one key in order, one at a
-    time; those of different keys in parallel, keys taking turns (one task each)."""
+    time; those of different keys in parallel, keys taking turns (one task each).
+
+    A key with an urgent task waiting (an engine reply, which a player waits for)
+    goes before every key with none: a crowd's scores never hold up a reply. Its
+    tasks still run in order (the urgent one after the key's earlier ones)."""
 
     def __init__(self, threads: int = RESULT_THREADS, name: str = "results") -> None:
         if threads < 1:
             raise ValueError("an executor needs a thread")
         self.size, self.name = threads, name
         self._changed = threading.Condition()
-        self._queues: dict[str, deque[Task]] = {}  # key -> its tasks, while it has any
-        self._ready: deque[str] = deque()  # keys with a task and no thread on them
+        # key -> its tasks (each with its urgency), while it has any
+        self._queues: dict[str, deque[tuple[Task, bool]]] = {}
+        # keys with a task and no thread on them: with an urgent one, and the others
+        self._urgent: deque[str] = deque()
+        self._ready: deque[str] = deque()
         self._threads: list[threading.Thread] = []
         self._running = 0
         self._closed = False
 
-    def submit(self, key: str, task: Task) -> bool:
-        """Run ``task`` after the key's earlier tasks; False once closed (not run)."""
+    def submit(self, key: str, task: Task, urgent: bool = False) -> bool:
+        """Run ``task`` after the key's earlier tasks (``urgent``: its key before the keys
+        without an urgent task); False once closed (not run)."""
         with self._changed:
             if self._closed:
                 return False
             queue = self._queues.get(key)
             if queue is None:
-                self._queues[key] = deque([task])
-                self._ready.append(key)
+                self._queues[key] = deque([(task, urgent)])
+                (self._urgent if urgent else self._ready).append(key)
                 self._changed.notify()
             else:
-                queue.append(task)  # its key is ready or running already: it comes in turn
-            if len(self._threads) < self.size and self._running + len(self._ready) > len(
-                self._threads
-            ):
+                queue.append((task, urgent))  # its key is ready or running: it comes in turn
+                if urgent and key in self._ready:  # waiting behind others: it goes ahead now
+                    self._ready.remove(key)
+                    self._urgent.append(key)
+            waiting = len(self._urgent) + len(self._ready)
+            if len(self._threads) < self.size and self._running + waiting > len(self._threads):
                 self._start_thread()
         return True
 
@@ -97,6 +113,7 @@ class SerialExecutor:
         with self._changed:
             self._closed = True
             self._queues.clear()
+            self._urgent.clear()
             self._ready.clear()
             self._changed.notify_all()
             threads = list(self._threads)
@@ -120,12 +137,12 @@ class SerialExecutor:
     def _loop(self) -> None:
         while True:
             with self._changed:
-                while not self._ready and not self._closed:
+                while not self._urgent and not self._ready and not self._closed:
                     self._changed.wait()
                 if self._closed:
                     return
-                key = self._ready.popleft()
-                task = self._queues[key].popleft()
+                key = (self._urgent or self._ready).popleft()
+                task, _ = self._queues[key].popleft()
                 self._running += 1
             try:
                 task()
@@ -135,8 +152,9 @@ class SerialExecutor:
                 with self._changed:
                     self._running -= 1
                     queue = self._queues.get(key)
-                    if queue:
-                        self._ready.append(key)  # its next task, after the other keys' turn
+                    if queue:  # its next task, after the other keys' turn
+                        urgent = any(each for _, each in queue)
+                        (self._urgent if urgent else self._ready).append(key)
                         self._changed.notify()
                     elif queue is not None:
                         del self._queues[key]
@@ -164,6 +182,17 @@ def game_of(job: SearchJob) -> str:
     return f"({kind_of(job)})"
 
 
+def urgent(job: SearchJob) -> bool:
+    """A job whose news a player waits for: an engine move, or a pondering (which may
+    have become the engine's move). Applied before any other game's lesser news."""
+    return job.priority == Priority.ENGINE or kind_of(job) == PONDER
+
+
+def label_of(job: SearchJob) -> str:
+    """A job's label in the pool's timings: its kind and its class (``scores:analysis``)."""
+    return f"{kind_of(job)}:{job.priority.name.lower()}"
+
+
 def kind_of(job: SearchJob) -> str:
     """The kind a job's news is dispatched by (see the module docstring)."""
     tag = job.tag
@@ -176,8 +205,10 @@ def kind_of(job: SearchJob) -> str:
 class Dispatcher:
     """The pool's callbacks: each job's news to the handlers registered for its kind."""
 
-    def __init__(self, executor: SerialExecutor | None = None) -> None:
-        self.executor = executor
+    def __init__(
+        self, executor: SerialExecutor | None = None, timings: Timings | None = None
+    ) -> None:
+        self.executor, self.timings = executor, timings
         self._lock = threading.Lock()
         self._handlers: dict[str, Handlers] = {}
         self._settled: list[Callable[[SearchJob], None]] = []
@@ -205,11 +236,11 @@ class Dispatcher:
 
     def run_for_game(self, game_id: str, task: Task) -> None:
         """Run ``task`` in turn with the game's news, never on the caller's thread (without
-        an executor: on a thread of its own)."""
+        an executor: on a thread of its own). Urgent: it tells an engine reply."""
         if self.executor is None:
             threading.Thread(target=task, name=f"task-{game_id}", daemon=True).start()
         else:
-            self.executor.submit(game_id, task)  # closed: dropped, as every later result
+            self.executor.submit(game_id, task, urgent=True)  # closed: dropped
 
     def in_turn(self, game_id: str, task: Task) -> None:
         """Run ``task`` in turn with the game's news on the executor; without an executor
@@ -241,11 +272,19 @@ class Dispatcher:
             self._settle(job)
             return
 
+        delivered = time.monotonic()
+
         def apply() -> None:
+            started = time.monotonic()
             try:
                 handlers.result(job, result, error)
             finally:
                 self._settle(job)
+                if self.timings is not None and job.reported:
+                    label = label_of(job)
+                    self.timings.add(label, "deliver", delivered - job.reported)
+                    self.timings.add(label, "queue", started - delivered)
+                    self.timings.add(label, "apply", time.monotonic() - started)
 
         self._call(handlers, job, apply)
 
@@ -265,7 +304,7 @@ class Dispatcher:
 
     def _call(self, handlers: Handlers, job: SearchJob, task: Task) -> None:
         if handlers.serial and self.executor is not None:
-            self.executor.submit(game_of(job), task)
+            self.executor.submit(game_of(job), task, urgent=urgent(job))
         else:
             task()
 

@@ -63,6 +63,10 @@ class SearchJob:
     id: int = 0  # given by SearchPool.submit
     cancelled: bool = field(default=False, repr=False)  # the caller cancelled it
     dropped: bool = field(default=False, repr=False)  # shed under load (SCORES only)
+    # When it was submitted and when its outcome reached the relay (``time.monotonic``):
+    # the pool's timings (``timing.py``).
+    submitted: float = field(default=0.0, repr=False)
+    reported: float = field(default=0.0, repr=False)
 
 
 class PoolBusy(RuntimeError):

@@ -10,9 +10,12 @@ the most urgent job goes to it. The first ``reserve`` workers take engine
 moves only (while others exist); the others take any work and run at a lower
 OS priority (``lesser_nice``), so analyses yield the CPU to play. At most
 ``workers - reserve`` workers (at least one) do anything but engine moves,
-and when an engine move waits while every worker does lesser work, one of
-those searches is preempted: cancelled in its worker and put back at the
-front of its class, its outcome discarded.
+and when an engine move waits while no worker is free (the reserved ones busy
+with other moves, or none), a lesser search is preempted: cancelled in its
+worker and put back at the front of its class, its outcome discarded.
+A short engine move (``short``) may go ahead into the pipe of a worker running
+another (``Slot.ahead``): the worker reads it the moment it has sent its
+result, without waiting for the relay thread to hand it the next.
 
 One relay thread waits on every worker's pipe and process at once: it reads
 progress and results, notices a dead worker the moment its process ends,
@@ -43,9 +46,10 @@ from typing import Any
 
 from webapp.search_pool.callbacks import Callbacks
 from webapp.search_pool.cancel import shared_int
-from webapp.search_pool.dispatch import Dispatcher, SerialExecutor
+from webapp.search_pool.dispatch import Dispatcher, SerialExecutor, label_of
 from webapp.search_pool.jobs import (
     DROPPED,
+    SEARCH,
     WORKER_DIED,
     PoolBusy,
     Priority,
@@ -58,6 +62,7 @@ from webapp.search_pool.process import Task
 from webapp.search_pool.restarts import CrashTracker
 from webapp.search_pool.scheduler import Scheduler
 from webapp.search_pool.slots import CONTEXT, LIVE, Run, Slot, State, stop_workers
+from webapp.search_pool.timing import Timings
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +77,22 @@ DEFAULT_SEARCH = "webapp.search_pool.process:run_search"
 DEFAULT_TRACE = "webapp.search_pool.process:run_trace"
 #: OS niceness of the workers past the reserved ones (they take analyses and scores).
 LESSER_NICE = 10
+#: A search to at most this depth is short (an Easy or Medium move: milliseconds; its
+#: time budget is only the server's cap):
+#: one may go ahead into the pipe of a worker running another (``_send_ahead``).
+AHEAD_DEPTH = 4
+
+
+def short(job: SearchJob) -> bool:
+    """An engine move whose search is bounded by a small depth (milliseconds)."""
+    limits = job.limits
+    return (
+        job.kind == SEARCH
+        and job.priority == Priority.ENGINE
+        and limits.depth is not None
+        and limits.depth <= AHEAD_DEPTH
+        and not job.cancelled
+    )
 
 
 class SearchPool:
@@ -119,7 +140,8 @@ class SearchPool:
         self.cancel_grace = cancel_grace
         # Results are applied off the relay thread, a game's in order (``dispatch.py``);
         # callbacks given here replace the dispatcher's.
-        self.dispatch = Dispatcher(SerialExecutor(name="search-results"))
+        self.timings = Timings()  # where each kind of job's time goes (``timing.py``)
+        self.dispatch = Dispatcher(SerialExecutor(name="search-results"), self.timings)
         self.on_progress = on_progress or self.dispatch.on_progress
         self.on_result = on_result or self.dispatch.on_result
         self.on_queued = on_queued or self.dispatch.on_queued
@@ -142,6 +164,7 @@ class SearchPool:
         self._relay_thread: threading.Thread | None = None  # when we started it ourselves
         self._closed = False  # set under the lock
         self._restarts = 0
+        self._preempted = self._ahead = 0  # lesser searches stopped for moves; moves piped
         self._loop_logged = False
 
     # -- life cycle ---------------------------------------------------------------------
@@ -205,6 +228,7 @@ class SearchPool:
             if reason is not None:
                 raise PoolBusy(reason)
             job.id = next(self._ids)
+            job.submitted = time.monotonic()
             self._jobs[job.id] = job
             shed = self._scheduler.add(job)
             if shed is not None:
@@ -246,6 +270,7 @@ class SearchPool:
                 for slot in self._slots:
                     if slot.run is not None and slot.run.job is job and not slot.run.aborting:
                         self._stop(slot)
+                    # one sent ahead is stopped when it comes up (``_handle``), unreported
         self._wake()
 
     def stats(self) -> dict[str, Any]:
@@ -260,8 +285,11 @@ class SearchPool:
                     for priority in Priority
                 },
                 "restarts": self._restarts,
+                "preempted": self._preempted,
+                "sent_ahead": self._ahead,
                 "crash_loop": self._crashes.crash_loop(),
                 "closed": self._closed,
+                "timings": self.timings.snapshot(),
             }
 
     # -- scheduling (the caller holds the lock) -----------------------------------------
@@ -275,6 +303,7 @@ class SearchPool:
                 if job is None:
                     continue  # a worker kept for engine moves may be passed over
                 self._start_run(slot, job)
+        self._send_ahead()
         self._preempt()
 
     def _plays_only(self, slot: Slot) -> bool:
@@ -292,7 +321,30 @@ class SearchPool:
             return None
         return self._scheduler.pop(Priority.SCORES) or self._scheduler.pop(Priority.ANALYSIS)
 
-    def _start_run(self, slot: Slot, job: SearchJob) -> None:
+    def _send_ahead(self) -> None:
+        """Behind a worker's short engine move, send the next short one into its pipe.
+
+        Under a crowd of quick moves a worker then never waits for the relay thread
+        between two of them (a busy server's relay is slow to get its turn): it reads
+        the next task as soon as it has sent a result. Only short searches go ahead
+        (``short``), so no move waits long behind another in a pipe.
+        """
+        for slot in self._slots:
+            run = slot.run
+            if slot.state is not State.BUSY or slot.ahead is not None or run is None:
+                continue
+            if run.freeing or not short(run.job):
+                continue
+            waiting = self._scheduler.peek(Priority.ENGINE)
+            if waiting is None:
+                return
+            if not short(waiting):
+                continue
+            self._scheduler.pop(Priority.ENGINE, ahead=True)  # counted until it starts
+            self._ahead += 1
+            self._start_run(slot, waiting, ahead=True)
+
+    def _start_run(self, slot: Slot, job: SearchJob, ahead: bool = False) -> None:
         run = Run(next(self._run_ids), job)
         task = Task.of(run.id, job)
         try:
@@ -300,12 +352,22 @@ class SearchPool:
             slot.conn.send(task)
         except (OSError, ValueError):  # it died under us: the relay will bury it
             slot.state = State.BROKEN
+            if ahead:
+                self._scheduler.started(job)
             self._scheduler.requeue(job)
             return
-        slot.run, slot.state = run, State.BUSY
+        if ahead:
+            slot.ahead = run
+        else:
+            slot.run, slot.state = run, State.BUSY
+        run.sent = time.monotonic()
 
     def _preempt(self) -> None:
-        """If an engine move waits and every live worker does lesser work, stop one of those."""
+        """If an engine move waits and no worker is free (or freeing), stop a lesser search.
+
+        Strict priority: a reply waits for no scores, pondering or analysis, also
+        when the reserved workers are all busy with other replies (a crowd's burst).
+        """
         if not self._scheduler.waiting(Priority.ENGINE):
             return
         live = [
@@ -314,14 +376,18 @@ class SearchPool:
         runs = [slot.run for slot in live if slot.run is not None]
         if not live or len(runs) < len(live):
             return
-        if any(run.freeing or run.job.priority == Priority.ENGINE for run in runs):
+        if any(run.freeing for run in runs):
             return
-        victim = max(runs, key=lambda run: (run.job.priority, run.id))  # least urgent, newest
+        lesser = [run for run in runs if run.job.priority != Priority.ENGINE]
+        if not lesser:
+            return
+        victim = max(lesser, key=lambda run: (run.job.priority, run.id))  # least urgent, newest
         victim.aborting = True
         for slot in live:
             if slot.run is victim:
                 self._stop(slot)
         self._scheduler.requeue(victim.job)
+        self._preempted += 1
         log.info("search pool: job %d preempted for an engine move", victim.job.id)
 
     def _forget(self, job: SearchJob) -> None:
@@ -428,11 +494,22 @@ class SearchPool:
                 if not run.freeing:
                     self._callbacks.put("progress", run.job, payload)
                 return
-            slot.run = None
-            if slot.state is State.BUSY:
+            slot.run, slot.ahead = slot.ahead, None  # the one sent ahead runs now
+            if slot.run is not None:
+                self._scheduler.started(slot.run.job)
+            if slot.run is not None and slot.run.freeing:
+                self._stop(slot)  # cancelled in the pipe: it stops as it starts
+            if slot.run is None and slot.state is State.BUSY:
                 slot.state = State.IDLE
             if not run.freeing:
                 self._forget(run.job)
+                run.job.reported = time.monotonic()
+                label = label_of(run.job)  # a preempted job's wait ends with its last run
+                self.timings.add(label, "wait", run.sent - run.job.submitted)
+                self.timings.add(label, "run", run.job.reported - run.sent)
+                searched = payload.get("time_ms") if isinstance(payload, dict) else None
+                if isinstance(searched, (int, float)):  # the worker's own clock: run less pipes
+                    self.timings.add(label, "search", searched / 1e3)
                 outcome = (payload, None) if kind == "done" else (None, payload)
                 self._callbacks.put("result", run.job, *outcome)
             self._dispatch()
@@ -441,10 +518,15 @@ class SearchPool:
         """The slot's process ended: report its job and schedule a replacement."""
         self._receive(slot, limit=1_000_000)  # all it said before it died
         with self._lock:
-            process, conn, run = slot.process, slot.conn, slot.run
+            process, conn, run, ahead = slot.process, slot.conn, slot.run, slot.ahead
             if self._closed or process is None:
                 return
             slot.process, slot.conn, slot.run, slot.state = None, None, None, State.DEAD
+            slot.ahead = None
+            if ahead is not None:
+                self._scheduler.started(ahead.job)
+                if not ahead.freeing:
+                    self._scheduler.requeue(ahead.job)  # never begun: it runs elsewhere
             killed = slot.killed  # by us, for ignoring a cancel: no crash
             delay = 0.0 if killed else self._crashes.died(slot.index)
             slot.respawn_at = time.monotonic() + delay

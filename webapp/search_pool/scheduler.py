@@ -101,6 +101,9 @@ class Scheduler:
         self._owners: Counter[tuple[Priority, str]] = Counter()
         self._games: Counter[tuple[Priority, str]] = Counter()
         self.changes = 0  # grows with every change of order (for the places reported)
+        # Jobs popped ahead (sent into a busy worker's pipe): still waiting, so still
+        # counted against the bounds until they start (``started``).
+        self._ahead: Counter[Priority] = Counter()
 
     # -- questions --------------------------------------------------------------------
     def waiting(self, priority: Priority | None = None) -> int:
@@ -123,7 +126,7 @@ class Scheduler:
         if priority == Priority.ANALYSIS:
             if self.waiting(priority) >= self.analysis_limit:
                 return f"{self.analysis_limit} analyses are already waiting"
-        elif self.waiting(priority) >= self.queue_limit:
+        elif self.waiting(priority) + self._ahead[priority] >= self.queue_limit:
             return f"{self.queue_limit} searches are already waiting"
         return None
 
@@ -146,11 +149,25 @@ class Scheduler:
         self._lanes[job.priority].push_front(job)
         self._count(job, 1)
 
-    def pop(self, priority: Priority) -> SearchJob | None:
+    def peek(self, priority: Priority) -> SearchJob | None:
+        """The job ``pop(priority)`` would return, left waiting."""
+        return next(iter(self._lanes[priority]), None)
+
+    def pop(self, priority: Priority, ahead: bool = False) -> SearchJob | None:
+        """The next job of the class; ``ahead``: it goes into a busy worker's pipe, so it
+        stays counted against the bounds until ``started``."""
         job = self._lanes[priority].pop()
         if job is not None:
-            self._count(job, -1)
+            if ahead:
+                self._ahead[priority] += 1
+            else:
+                self._count(job, -1)
         return job
+
+    def started(self, job: SearchJob) -> None:
+        """A job popped ``ahead`` has begun, or left its pipe: no longer waiting."""
+        self._ahead[job.priority] -= 1
+        self._count(job, -1)
 
     def remove(self, job: SearchJob) -> bool:
         if not self._lanes[job.priority].remove(job):

@@ -47,6 +47,7 @@ class Run:
     aborting: bool = False  # preempted: its outcome is thrown away, the job waits again
     started: bool = False  # the worker took it (a worker that dies before did it no harm)
     stop_by: float = 0.0  # once cancelled: when the relay kills a worker that ignores it
+    sent: float = 0.0  # when it went to the worker (monotonic seconds)
 
     @property
     def freeing(self) -> bool:
@@ -64,6 +65,7 @@ class Slot:
     process: SpawnProcess | None = None
     conn: Connection | None = None
     run: Run | None = None
+    ahead: Run | None = None  # a short engine move sent behind ``run``, in the pipe
     respawn_at: float = 0.0
     killed: bool = False  # the pool killed this process (a cancel it ignored), not a crash
 
@@ -86,6 +88,7 @@ class Slot:
         finally:
             worker_end.close()  # the worker has its own copy; ours would hide its death
         self.process, self.conn, self.state, self.run = process, server_end, State.STARTING, None
+        self.ahead = None
         self.killed = False
 
 
@@ -99,6 +102,7 @@ def stop_workers(slots: list[Slot], seconds: float) -> None:
     for slot in slots:
         process, conn = slot.process, slot.conn
         slot.process, slot.conn, slot.state, slot.run = None, None, State.DEAD, None
+        slot.ahead = None
         if process is not None:
             process.join(max(0.0, deadline - time.monotonic()))
             if process.is_alive():
