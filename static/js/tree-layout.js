@@ -2,7 +2,8 @@
 // depth gives its row; leaves take consecutive columns left to right and a
 // parent sits centred over its children (so subtrees never overlap and the
 // visit order reads left to right). Collapsed nodes are leaves with a count.
-// Moves a cut-off never searched are drawn as small "pruned" leaves.
+// Moves a cut-off never searched are drawn as small "pruned" leaves, packed
+// closer than nodes (a narrower tree fits its pane at a readable zoom).
 
 /** @typedef {import("./tree-model.js").Tree} Tree */
 /** @typedef {import("./tree-model.js").TreeNode} TreeNode */
@@ -24,6 +25,8 @@
 /** @typedef {{key: string, from: LayoutItem, to: LayoutItem, stub: boolean}} LayoutEdge */
 
 export const COLUMN = 54; // wide enough for a six-character value label (shortValue) beside another
+/** Between two pruned stubs of one node: their labels are one character (a move). */
+export const STUB_COLUMN = 20;
 export const ROW = 74;
 
 /**
@@ -43,7 +46,17 @@ export function layoutTree(tree, rootId, { shown, open, pruned }) {
   const items = [];
   /** @type {LayoutEdge[]} */
   const edges = [];
-  let column = 0;
+  // The leaves' x, left to right: a column apart, but a node's pruned stubs sit closer
+  // together. Any other two neighbours on a row are then still a column apart: the
+  // leaves where two subtrees meet never are two stubs of one node.
+  let x = -COLUMN;
+  /** @type {number | null} the node whose stub was the last leaf placed */
+  let stubsOf = null;
+  const nextLeaf = (/** @type {number | null} */ stubOf) => {
+    x += stubOf !== null && stubOf === stubsOf ? STUB_COLUMN : COLUMN;
+    stubsOf = stubOf;
+    return x;
+  };
   let deepest = 0;
   const place = (/** @type {TreeNode} */ node, /** @type {number} */ depth) => {
     deepest = Math.max(deepest, depth);
@@ -62,8 +75,7 @@ export function layoutTree(tree, rootId, { shown, open, pruned }) {
     }
     for (const move of stubs) {
       const stub = { key: `p${node.id}-${move}`, id: node.id, depth: depth + 1, move, stub: true,
-        x: column * COLUMN, y: (depth + 1) * ROW };
-      column += 1;
+        x: nextLeaf(node.id), y: (depth + 1) * ROW };
       items.push(stub);
       edges.push({ key: `s${node.id}-${move}`, from: item, to: stub, stub: true });
       xs.push(stub.x);
@@ -72,14 +84,13 @@ export function layoutTree(tree, rootId, { shown, open, pruned }) {
     if (xs.length) {
       item.x = (xs[0] + xs[xs.length - 1]) / 2;
     } else {
-      item.x = column * COLUMN;
-      column += 1;
+      item.x = nextLeaf(null);
     }
     item.y = depth * ROW;
     return item;
   };
   place(tree.nodes[rootId], 0);
-  return { items, edges, width: Math.max(1, column) * COLUMN, height: (deepest + 1) * ROW };
+  return { items, edges, width: Math.max(0, x) + COLUMN, height: (deepest + 1) * ROW };
 }
 
 /** How many shown nodes a subtree holds (itself included). */
