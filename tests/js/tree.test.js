@@ -149,6 +149,23 @@ test("a collapsed node is a leaf that counts what it hides", () => {
   assert.equal(countShown(tree, tree.nodes[0], (n) => n.id <= 3), 4);
 });
 
+test("subtrees pack row by row, under a folded node too", () => {
+  // Root 0 with a folded child 1 (its kid 2 hidden) and an open child 3 whose kids 4, 5, 6
+  // spread left under 1 (the rows are far enough apart for 1's "+1").
+  const nodes = [node(0, null, 0, null), node(1, 0, 1, "a"), node(2, 1, 2, "b"), node(3, 0, 1, "c"),
+    node(4, 3, 2, "d"), node(5, 3, 2, "e"), node(6, 3, 2, "f")];
+  const tree = buildTree({ nodes, truncated: false });
+  const layout = layoutTree(tree, 0, { shown: () => true, open: (n) => n.id !== 1, pruned: () => [] });
+  const x = (/** @type {number} */ id) => layout.items.find((i) => i.key === `n${id}`).x;
+  assert.equal(x(3) - x(1), COLUMN, "3 a column right of 1 on their row");
+  assert.equal(x(4), x(1), "3's first kid packed right under 1 (its count ends above it)");
+  assertNoOverlap(layout.items);
+  // Unfolded, 1's kid 2 takes that place, and 3's kids pack right after it.
+  const open = layoutTree(tree, 0, { shown: () => true, open: () => true, pruned: () => [] });
+  assertNoOverlap(open.items);
+  assert.equal(open.width, 4 * COLUMN);
+});
+
 test("no two nodes overlap in a wide, deep random tree", () => {
   // A deterministic pseudo-random tree: 400 nodes, up to 4 children each.
   let seed = 7;
