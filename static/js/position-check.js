@@ -11,6 +11,8 @@ import { gameInfo, lineThrough, replay } from "./rules.js";
 const SEPARATORS = /[\s,;.-]+/g;
 /** Connect Four's columns as letters, left to right. */
 const COLUMN_LETTERS = "abcdefg";
+/** The most positions the backward search looks at (notation.py's STATES_SEARCHED). */
+const STATES_SEARCHED = 5_000;
 
 /**
  * A typed sequence ("4453", "4 4 5 3", "ddec") as the app's move string, or the
@@ -75,5 +77,63 @@ export function boardProblem(game, cells, toMove) {
   if (info.name === "connect4" && counts[0] && !bottom.includes(0)) {
     return `The first disc is ${first}'s, so some ${first} disc lies on the bottom row: none does.`;
   }
+  const order = reachable(info, cells);
+  if (order === "tangled") {
+    return "This position takes too long to trace back to a start: type its moves instead, or draw a simpler one.";
+  }
+  if (!order) {
+    return "No order of moves reaches this position: every way back to the start makes a line before the last move, or needs a move out of turn.";
+  }
   return null;
+}
+
+/**
+ * Whether some game reaches `drawn`, found backwards (take back the last stone, never
+ * through a position with a line): true, false, or "tangled" past STATES_SEARCHED.
+ * @param {import("./types.js").GameInfo} info
+ * @param {(number | null)[]} drawn
+ * @returns {boolean | "tangled"}
+ */
+function reachable(info, drawn) {
+  const cells = drawn.slice();
+  const lineOf = (/** @type {number} */ side) => cells.some((who, cell) => who === side && lineThrough(info, cells, cell) !== null);
+  /** The cells the last mover `side` could have played last. */
+  const lastStones = (/** @type {number} */ side) => {
+    if (info.name === "tictactoe") return cells.flatMap((who, cell) => (who === side ? [cell] : []));
+    const tops = [];
+    for (let column = 0; column < info.columns; column += 1) {
+      for (let cell = column; cell < cells.length; cell += info.columns) {
+        if (cells[cell] === null) continue;
+        if (cells[cell] === side) tops.push(cell);
+        break;
+      }
+    }
+    return tops;
+  };
+  const failed = new Set();
+  let searched = 0;
+  /** @returns {boolean} */
+  const back = (/** @type {number} */ stones) => {
+    if (stones === 0) return true;
+    const key = cells.map((who) => who ?? ".").join("");
+    if (failed.has(key)) return false;
+    searched += 1;
+    if (searched > STATES_SEARCHED) throw new RangeError("tangled");
+    const last = (stones - 1) % 2;
+    for (const cell of lastStones(last)) {
+      cells[cell] = null;
+      // before the last move nobody had a line, else the game was already over
+      const found = !lineOf(0) && !lineOf(1) && back(stones - 1);
+      cells[cell] = last;
+      if (found) return true;
+    }
+    failed.add(key);
+    return false;
+  };
+  try {
+    return back(cells.filter((who) => who !== null).length);
+  } catch (error) {
+    if (error instanceof RangeError && error.message === "tangled") return "tangled";
+    throw error;
+  }
 }

@@ -39,6 +39,8 @@ test("a reachable board has no problem the page can see", () => {
   assert.equal(boardProblem("tictactoe", board("... ... ..."), 0), null);
   assert.equal(boardProblem("connect4", board(EMPTY_ROW.repeat(5) + "...xo.."), 0), null);
   assert.equal(boardProblem("connect4", board(EMPTY_ROW.repeat(5) + "...x..."), 1), null);
+  assert.equal(boardProblem("connect4", board(EMPTY_ROW.repeat(4) + "xo....." + "xo....."), 0), null);
+  assert.equal(boardProblem("tictactoe", board("xo. x.o ..."), 0), null);
 });
 
 test("every impossible board is refused with its reason", () => {
@@ -59,4 +61,7 @@ test("every impossible board is refused with its reason", () => {
     "Red has 0 and Yellow 1: Red moves first, so Red has as many as Yellow or one more.");
   assert.equal(boardProblem("connect4", c4("...x...", "...o..."), 0),
     "The first disc is Red's, so some Red disc lies on the bottom row: none does.");
+  // Two separate Red lines: taking back either top Red disc leaves the other line.
+  assert.equal(boardProblem("connect4", board(EMPTY_ROW.repeat(2) + "x.....x" + "xo....x" + "xo.o.ox" + "xo.o.ox"), 1),
+    "No order of moves reaches this position: every way back to the start makes a line before the last move, or needs a move out of turn.");
 });
