@@ -3,8 +3,11 @@
 // follows the counts). The server is the referee: GET /api/position normalises a sequence, or
 // finds a move order that reaches a drawn board, or says in one sentence why
 // not; the page shows that sentence beside the field and goes to the moves.
+// What the page can check itself (position-check.js) it refuses first, in the
+// same words, without a request the server would refuse.
 
 import { send } from "./api.js";
+import { boardProblem, readSequence } from "./position-check.js";
 import { boardText, nextMark, replay, sideToMove } from "./rules.js";
 
 /**
@@ -35,7 +38,9 @@ export function mountPositionInput({ game, currentMoves, onMoves }) {
 
   form.addEventListener("submit", async (/** @type {Event} */ event) => {
     event.preventDefault();
-    if (await ask({ moves: field.value }, "ab-sequence-error")) field.value = "";
+    const read = readSequence(game, field.value);
+    if (read.error !== null) return showError("ab-sequence-error", read.error);
+    if (await ask({ moves: read.moves }, "ab-sequence-error")) field.value = "";
   });
   field.addEventListener("input", () => showError("ab-sequence-error", ""));
 
@@ -65,6 +70,8 @@ export function mountPositionInput({ game, currentMoves, onMoves }) {
   $("ab-editor-go").addEventListener("click", async () => {
     const side = document.querySelector('input[name="ab-to-move"]:checked');
     const toMove = side ? /** @type {HTMLInputElement} */ (side).value : "0";
+    const problem = boardProblem(game, cells, Number(toMove));
+    if (problem !== null) return showError("ab-editor-error", problem);
     if (await ask({ board: boardText(cells), to_move: toMove }, "ab-editor-error")) {
       editor.hidden = true;
       $("ab-edit").setAttribute("aria-expanded", "false");

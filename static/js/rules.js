@@ -131,7 +131,7 @@ export function replay(gameName, moves) {
  * @param {number} cell
  * @returns {number[] | null}
  */
-function lineThrough(info, cells, cell) {
+export function lineThrough(info, cells, cell) {
   const who = cells[cell];
   const row = Math.floor(cell / info.columns);
   const col = cell % info.columns;

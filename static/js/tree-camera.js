@@ -28,6 +28,7 @@ export function zoomAt(state, factor, clientX, clientY) {
   view.x = px - ((px - view.x) * k) / view.k;
   view.y = py - ((py - view.y) * k) / view.k;
   view.k = k;
+  view.moved = true; // the reader's zoom: following a node keeps it
   applyCamera(state);
 }
 
@@ -68,7 +69,32 @@ export function centerOn(state, id, force = false) {
 
 /** The least zoom for a box: below it labels are unreadable (pan instead). @param {DOMRect} box */
 function smallestZoom(box) {
-  return box.width < 600 ? 0.75 : 0.4;
+  return box.width < 600 ? 0.75 : 0.35;
+}
+
+/** The zoom that shows the whole drawing in the box (never above natural size). */
+function fittingZoom(/** @type {TreeViewState} */ state, /** @type {DOMRect} */ box) {
+  const { width, height } = state.scene ? state.scene.layout : { width: 0, height: 0 };
+  return Math.min(1, (box.width - MARGIN * 1.5) / (width + COLUMN), (box.height - MARGIN) / (height + 20));
+}
+
+/**
+ * Keep node `id` in view the way a pane beside another does: the whole drawing while it
+ * fits at a readable zoom (both panes read at a glance), else the least readable zoom
+ * around `id` (pan for the rest). A camera the reader moved is only panned.
+ * @param {TreeViewState} state
+ * @param {number} id
+ */
+export function follow(state, id) {
+  const box = state.root.getBoundingClientRect();
+  if (state.camera.moved) centerOn(state, id);
+  else if (fittingZoom(state, box) >= smallestZoom(box)) fitAll(state);
+  else {
+    const k = smallestZoom(box);
+    const zoomed = k !== state.camera.k;
+    state.camera.k = k;
+    centerOn(state, id, zoomed); // a new zoom moves every node: place this one again
+  }
 }
 
 /** Scale the whole drawing into the box (never above natural size). @param {TreeViewState} state */
@@ -76,9 +102,10 @@ export function fitAll(state) {
   if (!state.scene) return;
   const view = state.camera;
   const box = state.root.getBoundingClientRect();
-  const { width, height } = state.scene.layout;
-  const k = Math.min(1, (box.width - MARGIN * 1.5) / (width + COLUMN), (box.height - MARGIN) / (height + 20));
+  const { width } = state.scene.layout;
+  const k = fittingZoom(state, box);
   view.k = Math.max(smallestZoom(box), k);
+  view.moved = false;
   view.x = MARGIN + COLUMN * view.k + Math.max(0, (box.width - MARGIN * 1.5 - (width + COLUMN) * view.k) / 2);
   view.y = MARGIN / 2 + 4;
   applyCamera(state);

@@ -34,6 +34,7 @@ export function bindPanZoom(state) {
     }
     camera.x += now.x - last.x;
     camera.y += now.y - last.y;
+    camera.moved = true;
     applyCamera(state);
   });
   const release = (/** @type {PointerEvent} */ event) => {

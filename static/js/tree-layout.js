@@ -1,8 +1,11 @@
 // A tidy layered layout for the visible part of a search tree: a node's
-// depth gives its row; leaves take consecutive columns left to right and a
-// parent sits centred over its children (so subtrees never overlap and the
-// visit order reads left to right). Collapsed nodes are leaves with a count.
-// Moves a cut-off never searched are drawn as small "pruned" leaves.
+// depth gives its row; a parent sits centred over its children, and each
+// child's subtree is packed as far left as its rows allow, a column clear of
+// the subtrees before it on every row they share (Reingold-Tilford contours:
+// subtrees never overlap, the visit order reads left to right, and a search's
+// staircase of open lines is as narrow as its widest row, not its leaves).
+// Collapsed nodes are leaves with a count. Moves a cut-off never searched are
+// drawn as small "pruned" leaves, packed closer than nodes.
 
 /** @typedef {import("./tree-model.js").Tree} Tree */
 /** @typedef {import("./tree-model.js").TreeNode} TreeNode */
@@ -24,7 +27,11 @@
 /** @typedef {{key: string, from: LayoutItem, to: LayoutItem, stub: boolean}} LayoutEdge */
 
 export const COLUMN = 54; // wide enough for a six-character value label (shortValue) beside another
-export const ROW = 74;
+/** Between two pruned stubs of one node: their labels are one character (a move). */
+export const STUB_COLUMN = 20;
+/** Tall enough that a folded node's "+N" (under its value) ends above the move labels of
+ * the row below: a subtree may pack under a folded node. */
+export const ROW = 84;
 
 /**
  * Lay out `rootId`'s tree.
@@ -43,43 +50,71 @@ export function layoutTree(tree, rootId, { shown, open, pruned }) {
   const items = [];
   /** @type {LayoutEdge[]} */
   const edges = [];
-  let column = 0;
+  /** @type {Map<LayoutItem, {parent: LayoutItem, dx: number}>} an item's x from its parent's */
+  const offsets = new Map();
   let deepest = 0;
-  const place = (/** @type {TreeNode} */ node, /** @type {number} */ depth) => {
+  /**
+   * Place `node`'s subtree with the node at x = 0; its contour: the least and the most x
+   * of each of its rows, its own first.
+   * @param {TreeNode} node
+   * @param {number} depth
+   * @returns {{item: LayoutItem, left: number[], right: number[]}}
+   */
+  const place = (node, depth) => {
     deepest = Math.max(deepest, depth);
     const kids = open(node) ? node.kids.map((k) => tree.nodes[k]).filter(shown) : [];
     const stubs = open(node) ? pruned(node) : [];
     const hiddenCount = open(node) ? 0 : node.kids.filter((k) => shown(tree.nodes[k])).reduce(
       (sum, k) => sum + countShown(tree, tree.nodes[k], shown), 0);
     /** @type {LayoutItem} */
-    const item = { key: `n${node.id}`, id: node.id, depth, collapsed: hiddenCount > 0, hiddenCount, stub: false, x: 0, y: 0 };
+    const item = { key: `n${node.id}`, id: node.id, depth, collapsed: hiddenCount > 0, hiddenCount, stub: false, x: 0, y: depth * ROW };
     items.push(item);
-    const xs = [];
+    const children = [];
     for (const kid of kids) {
       const child = place(kid, depth + 1);
-      edges.push({ key: `e${kid.id}`, from: item, to: child, stub: false });
-      xs.push(child.x);
+      edges.push({ key: `e${kid.id}`, from: item, to: child.item, stub: false });
+      children.push(child);
     }
     for (const move of stubs) {
-      const stub = { key: `p${node.id}-${move}`, id: node.id, depth: depth + 1, move, stub: true,
-        x: column * COLUMN, y: (depth + 1) * ROW };
-      column += 1;
+      /** @type {LayoutItem} */
+      const stub = { key: `p${node.id}-${move}`, id: node.id, depth: depth + 1, move, stub: true, x: 0, y: (depth + 1) * ROW };
       items.push(stub);
       edges.push({ key: `s${node.id}-${move}`, from: item, to: stub, stub: true });
-      xs.push(stub.x);
+      children.push({ item: stub, left: [0], right: [0] });
       deepest = Math.max(deepest, depth + 1);
     }
-    if (xs.length) {
-      item.x = (xs[0] + xs[xs.length - 1]) / 2;
-    } else {
-      item.x = column * COLUMN;
-      column += 1;
+    if (!children.length) return { item, left: [0], right: [0] };
+    // Each child's subtree as far left as its rows allow: a column clear of the subtrees
+    // before it on every row they share (two stubs of this node: a stub's column).
+    const [first, ...rest] = children;
+    const left = first.left.slice();
+    const right = first.right.slice();
+    const xs = [0];
+    let previous = first.item;
+    for (const child of rest) {
+      let x = -Infinity;
+      for (let row = 0; row < Math.min(right.length, child.left.length); row += 1) {
+        const gap = row === 0 && previous.stub && child.item.stub ? STUB_COLUMN : COLUMN;
+        x = Math.max(x, right[row] + gap - child.left[row]);
+      }
+      child.left.forEach((at, row) => { left[row] = row < left.length ? Math.min(left[row], at + x) : at + x; });
+      child.right.forEach((at, row) => { right[row] = row < right.length ? Math.max(right[row], at + x) : at + x; });
+      xs.push(x);
+      previous = child.item;
     }
-    item.y = depth * ROW;
-    return item;
+    const middle = (xs[0] + xs[xs.length - 1]) / 2; // the parent sits centred over its children
+    children.forEach((child, i) => offsets.set(child.item, { parent: item, dx: xs[i] - middle }));
+    return { item, left: [0, ...left.map((at) => at - middle)], right: [0, ...right.map((at) => at - middle)] };
   };
   place(tree.nodes[rootId], 0);
-  return { items, edges, width: Math.max(1, column) * COLUMN, height: (deepest + 1) * ROW };
+  for (const item of items) { // parents come first: a parent's x is known before its children's
+    const placed = offsets.get(item);
+    if (placed) item.x = placed.parent.x + placed.dx;
+  }
+  const least = Math.min(...items.map((item) => item.x));
+  for (const item of items) item.x -= least;
+  const width = Math.max(...items.map((item) => item.x)) + COLUMN;
+  return { items, edges, width, height: (deepest + 1) * ROW };
 }
 
 /** How many shown nodes a subtree holds (itself included). */

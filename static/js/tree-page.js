@@ -129,7 +129,10 @@ function render({ follow = true } = {}) {
     lastRoot = drawn.rootId;
     view.fit(); // a new iteration: its tree from the top
   }
-  if (follow) view.center(step);
+  if (follow) {
+    if (state.other) view.follow(step); // beside another pane: the whole tree while it fits
+    else view.center(step);
+  }
   renderOther({ follow });
   renderCounts(drawn.rootId);
   renderIterations(drawn.rootId);
@@ -372,6 +375,7 @@ async function compare() {
     $("tree-other-title").textContent = `${state.other.label}, same position and depth`;
     $("tree-main-title").textContent = `${showMinimax ? "Alpha-beta" : "Minimax"} (this page's search)`;
     $("tree-panes").classList.add("side-by-side");
+    $("tree-layout").classList.add("comparing"); // the panes take the width, the panels go below
     $("tree-other").hidden = false;
     $("tree-main-head").hidden = false;
     otherView = createTreeView($("tree-other-host"), {
@@ -406,7 +410,8 @@ function renderOther({ follow = true } = {}) {
   if (drawn.rootId !== otherRoot) {
     otherRoot = drawn.rootId;
     otherView.fit();
-  } else if (follow) otherView.center(step);
+  }
+  if (follow) otherView.follow(step);
   $("tree-other-counts").textContent = paneCounts(tree, step);
 }
 

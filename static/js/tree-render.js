@@ -38,7 +38,8 @@ export const MARGIN = 60;
  * @property {SVGGElement} levels
  * @property {SVGGElement} edgeLayer
  * @property {SVGGElement} nodeLayer
- * @property {{k: number, x: number, y: number}} camera
+ * @property {{k: number, x: number, y: number, moved: boolean}} camera moved: by the reader
+ *   (pan or zoom) since the last fit, so following a node only pans
  * @property {Map<string, SVGElement>} nodeEls layout key -> element
  * @property {Map<string, SVGElement>} edgeEls
  * @property {TreeScene | null} scene
@@ -74,7 +75,7 @@ export function createTreeState(host, label) {
   host.replaceChildren(root);
   return {
     root, stage, levels, edgeLayer, nodeLayer,
-    camera: { k: 1, x: MARGIN, y: MARGIN / 2 },
+    camera: { k: 1, x: MARGIN, y: MARGIN / 2, moved: false },
     nodeEls: new Map(),
     edgeEls: new Map(),
     scene: null,

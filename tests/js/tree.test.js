@@ -2,7 +2,7 @@
 // answer, its words, and a layout whose nodes never overlap.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { COLUMN, ROW, countShown, layoutTree } from "../../static/js/tree-layout.js";
+import { COLUMN, ROW, STUB_COLUMN, countShown, layoutTree } from "../../static/js/tree-layout.js";
 import {
   bestLine, buildTree, countUpTo, cutReason, doneAt, isMax, lastComplete, movesTo, nextCut, passWords,
   pathTo, rootOf, shortValue, valueText, valueWords, visitedLines, windowText,
@@ -100,14 +100,17 @@ test("a cut-off says why its other moves were not searched", () => {
   assert.equal(cutReason(tree.nodes[1]), null);
 });
 
-/** Every drawn pair of items on one row sits at least a column apart. */
+/** Every drawn pair of items on one row sits at least a column apart (two pruned stubs of
+ * one node: a stub's column apart). */
 function assertNoOverlap(/** @type {any[]} */ items) {
   const rows = new Map();
-  for (const item of items) rows.set(item.y, [...(rows.get(item.y) ?? []), item.x]);
-  for (const [y, xs] of rows) {
-    xs.sort((a, b) => a - b);
-    for (let i = 1; i < xs.length; i += 1) {
-      assert.ok(xs[i] - xs[i - 1] >= COLUMN, `row ${y}: ${xs[i - 1]} and ${xs[i]} overlap`);
+  for (const item of items) rows.set(item.y, [...(rows.get(item.y) ?? []), item]);
+  for (const [y, row] of rows) {
+    row.sort((/** @type {any} */ a, /** @type {any} */ b) => a.x - b.x);
+    for (let i = 1; i < row.length; i += 1) {
+      const [a, b] = [row[i - 1], row[i]];
+      const apart = a.stub && b.stub && a.id === b.id ? STUB_COLUMN : COLUMN;
+      assert.ok(b.x - a.x >= apart, `row ${y}: ${a.key} at ${a.x} and ${b.key} at ${b.x} overlap`);
     }
   }
 }
@@ -121,9 +124,19 @@ test("the layout puts each depth on its row, parents over their children, pruned
   assert.equal(at("n1").x, (at("n2").x + at("n3").x) / 2);
   assert.ok(at("p4-f").stub);
   assertNoOverlap(layout.items);
-  assert.equal(layout.width, 4 * COLUMN); // four leaves: c, d, e, the stub f
+  assert.equal(layout.width, 4 * COLUMN); // four leaves: c, d, e, the stub f (another node's)
   assert.equal(layout.height, 3 * ROW);
   assert.ok(layout.edges.some((e) => e.key === "s4-f" && e.stub));
+});
+
+test("a node's pruned stubs pack closer than nodes; the next node keeps a column", () => {
+  const tree = buildTree(ANSWER);
+  const layout = layoutTree(tree, 0, { shown: () => true, open: () => true, pruned: (n) => (n.cut ? ["f", "g", "h"] : []) });
+  const x = (/** @type {string} */ key) => layout.items.find((i) => i.key === key).x;
+  assert.equal(x("p4-g") - x("p4-f"), STUB_COLUMN);
+  assert.equal(x("p4-f") - x("n5"), COLUMN);
+  assert.equal(layout.width, 4 * COLUMN + 2 * STUB_COLUMN);
+  assertNoOverlap(layout.items);
 });
 
 test("a collapsed node is a leaf that counts what it hides", () => {
@@ -134,6 +147,23 @@ test("a collapsed node is a leaf that counts what it hides", () => {
   assert.equal(folded.hiddenCount, 2);
   assert.ok(!layout.items.some((i) => i.id === 2 || i.id === 3));
   assert.equal(countShown(tree, tree.nodes[0], (n) => n.id <= 3), 4);
+});
+
+test("subtrees pack row by row, under a folded node too", () => {
+  // Root 0 with a folded child 1 (its kid 2 hidden) and an open child 3 whose kids 4, 5, 6
+  // spread left under 1 (the rows are far enough apart for 1's "+1").
+  const nodes = [node(0, null, 0, null), node(1, 0, 1, "a"), node(2, 1, 2, "b"), node(3, 0, 1, "c"),
+    node(4, 3, 2, "d"), node(5, 3, 2, "e"), node(6, 3, 2, "f")];
+  const tree = buildTree({ nodes, truncated: false });
+  const layout = layoutTree(tree, 0, { shown: () => true, open: (n) => n.id !== 1, pruned: () => [] });
+  const x = (/** @type {number} */ id) => layout.items.find((i) => i.key === `n${id}`).x;
+  assert.equal(x(3) - x(1), COLUMN, "3 a column right of 1 on their row");
+  assert.equal(x(4), x(1), "3's first kid packed right under 1 (its count ends above it)");
+  assertNoOverlap(layout.items);
+  // Unfolded, 1's kid 2 takes that place, and 3's kids pack right after it.
+  const open = layoutTree(tree, 0, { shown: () => true, open: () => true, pruned: () => [] });
+  assertNoOverlap(open.items);
+  assert.equal(open.width, 4 * COLUMN);
 });
 
 test("no two nodes overlap in a wide, deep random tree", () => {
