@@ -133,3 +133,12 @@ def test_a_start_on_a_database_that_cannot_be_written_is_one_line(
     assert len(lines) == 1, done.stderr
     assert lines[0].startswith("python -m webapp: cannot start: the database cannot be used")
     assert "Traceback" not in done.stderr + done.stdout
+
+
+def test_the_pools_counts_and_timings_go_only_to_this_machine(client: FlaskClient) -> None:
+    """Two looks at cumulative counts would tell anyone the server's traffic."""
+    here = client.get("/healthz").get_json()["workers"]
+    assert {"timings", "preempted", "sent_ahead"} <= set(here)
+    away = client.get("/healthz", environ_base={"REMOTE_ADDR": "203.0.113.9"}).get_json()
+    assert not {"timings", "preempted", "sent_ahead"} & set(away["workers"])
+    assert away["workers"]["alive"] == here["alive"] and "queued" in away["workers"]

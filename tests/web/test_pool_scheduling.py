@@ -348,3 +348,40 @@ def test_a_reply_in_the_pipe_of_a_worker_that_dies_runs_again_elsewhere(pools: P
     assert pools.recorder.result(crashing) == (None, WORKER_DIED)
     result, error = pools.recorder.result(piped)
     assert error is None and result is not None and result["best_move"] == "e2"
+
+
+def test_a_pondering_adopted_as_the_reply_is_never_preempted(pools: Pools) -> None:
+    """The player's move made the pondering the engine's reply (``adopted``): another
+    game's reply waits for the reserved worker instead of stopping it."""
+    pool = pools(2)  # reserve=1: worker 0 plays, worker 1 ponders
+    pool.submit(job("e1", "hold"))
+    pools.holds.started("e1")
+    ponder = job("p1", "hold", SCORES)
+    pool.submit(ponder)
+    pools.holds.started("p1")
+    ponder.adopted = True  # as LiveScores.adopt marks it
+    reply = pool.submit(job("e2"))
+    pools.holds.release("e1")  # the reply takes the reserved worker once it is free
+    assert pools.recorder.result(reply)[1] is None
+    pools.holds.release("p1")
+    wait_until(lambda: "p1" in pools.recorder.finished)
+    # Stopped, it would have run twice (its first run's outcome thrown away).
+    assert not pools.holds.cancelled("p1") and len(pools.holds.runs("p1")) == 1
+    assert pools.recorder.finished.index("e2") < pools.recorder.finished.index("p1")
+
+
+def test_an_analysis_stopped_twice_for_replies_then_runs_to_its_end(pools: Pools) -> None:
+    """Under a stream of replies an analysis would start again for ever: after
+    MAX_PREEMPTIONS stops it keeps its worker and the next reply waits."""
+    pool = pools(1)
+    analysis = pool.submit(job("analysis", "hold", ANALYSIS))
+    pools.holds.started("analysis")
+    for run, label in enumerate(("e1", "e2"), start=2):
+        pools.recorder.result(pool.submit(job(label)))
+        pools.holds.started("analysis", times=run)  # stopped, then run again
+    late = pool.submit(job("e3"))
+    pools.holds.release("analysis")
+    pools.recorder.result(analysis)
+    pools.recorder.result(late)
+    assert pools.recorder.finished == ["e1", "e2", "analysis", "e3"]
+    assert len(pools.holds.runs("analysis")) == 3

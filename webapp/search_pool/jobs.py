@@ -63,10 +63,18 @@ class SearchJob:
     id: int = 0  # given by SearchPool.submit
     cancelled: bool = field(default=False, repr=False)  # the caller cancelled it
     dropped: bool = field(default=False, repr=False)  # shed under load (SCORES only)
+    # The engine's reply now (a pondering the player's move adopted): never preempted.
+    adopted: bool = field(default=False, repr=False)
+    preemptions: int = field(default=0, repr=False)  # times stopped for an engine move
     # When it was submitted and when its outcome reached the relay (``time.monotonic``):
     # the pool's timings (``timing.py``).
     submitted: float = field(default=0.0, repr=False)
     reported: float = field(default=0.0, repr=False)
+
+
+#: An analysis (or trace) stopped this often for engine moves runs to its end: under a
+#: stream of replies it would otherwise start again for ever and never answer.
+MAX_PREEMPTIONS = 2
 
 
 class PoolBusy(RuntimeError):

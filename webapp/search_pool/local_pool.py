@@ -49,6 +49,7 @@ from webapp.search_pool.cancel import shared_int
 from webapp.search_pool.dispatch import Dispatcher, SerialExecutor, label_of
 from webapp.search_pool.jobs import (
     DROPPED,
+    MAX_PREEMPTIONS,
     SEARCH,
     WORKER_DIED,
     PoolBusy,
@@ -341,10 +342,12 @@ class SearchPool:
             if not short(waiting):
                 continue
             self._scheduler.pop(Priority.ENGINE, ahead=True)  # counted until it starts
-            self._ahead += 1
-            self._start_run(slot, waiting, ahead=True)
+            if self._start_run(slot, waiting, ahead=True):
+                self._ahead += 1
 
-    def _start_run(self, slot: Slot, job: SearchJob, ahead: bool = False) -> None:
+    def _start_run(self, slot: Slot, job: SearchJob, ahead: bool = False) -> bool:
+        """Send ``job`` to ``slot``'s worker (into its pipe behind its run: ``ahead``);
+        False when the worker died under us (the job waits again)."""
         run = Run(next(self._run_ids), job)
         task = Task.of(run.id, job)
         try:
@@ -355,12 +358,13 @@ class SearchPool:
             if ahead:
                 self._scheduler.started(job)
             self._scheduler.requeue(job)
-            return
+            return False
         if ahead:
             slot.ahead = run
         else:
             slot.run, slot.state = run, State.BUSY
         run.sent = time.monotonic()
+        return True
 
     def _preempt(self) -> None:
         """If an engine move waits and no worker is free (or freeing), stop a lesser search.
@@ -378,10 +382,11 @@ class SearchPool:
             return
         if any(run.freeing for run in runs):
             return
-        lesser = [run for run in runs if run.job.priority != Priority.ENGINE]
+        lesser = [run for run in runs if preemptible(run.job)]
         if not lesser:
             return
         victim = max(lesser, key=lambda run: (run.job.priority, run.id))  # least urgent, newest
+        victim.job.preemptions += 1
         victim.aborting = True
         for slot in live:
             if slot.run is victim:
@@ -598,3 +603,12 @@ class SearchPool:
                 pass
         except OSError:
             pass
+
+
+def preemptible(job: SearchJob) -> bool:
+    """May ``job`` be stopped for a waiting engine move? Not an engine move, nor a pondering
+    the player's move adopted (the engine's reply now), nor an analysis stopped
+    ``MAX_PREEMPTIONS`` times already (scores are display work: always)."""
+    if job.priority == Priority.ENGINE or job.adopted:
+        return False
+    return job.priority == Priority.SCORES or job.preemptions < MAX_PREEMPTIONS

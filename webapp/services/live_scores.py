@@ -432,6 +432,7 @@ class LiveScores:
                 del self._pondering[game_id]
             if pondering.result is None:
                 self._adopted[game_id] = pondering.job
+                pondering.job.adopted = True  # the engine's reply: the pool never preempts it
             return pondering.result, list(pondering.rows)
 
     def ponder_progress(self, job: SearchJob, row: dict[str, Any]) -> bool:
