@@ -39,7 +39,6 @@ from typing import Any
 from webapp import protocol
 from webapp.engine.results import Limits
 from webapp.game_settings import search_limits
-from webapp.games import new_game
 from webapp.search_pool import Pool, PoolBusy, Priority, SearchJob
 from webapp.search_pool.dispatch import dispatcher_of
 from webapp.search_pool.timers import Delayed, Timers, shared
@@ -47,8 +46,8 @@ from webapp.services.errors import GameError
 from webapp.services.live_scores import PONDER, SCORES, LiveScores
 from webapp.services.locks import Emit, GameLocks, Outbox
 from webapp.services.split import collect as collect_parts
-from webapp.services.state import engine_to_move, game_state, result_of
-from webapp.store import GameRecord, GameStore, StoreError, VersionConflict, now
+from webapp.services.state import engine_to_move, game_state
+from webapp.store import GameRecord, GameStore, StoreError, VersionConflict, now, replayed
 
 log = logging.getLogger(__name__)
 
@@ -501,13 +500,13 @@ class Searches:
         if result is None or not result.get("best_move"):
             self._failed(game_id, task, error or "no move found", out, record)
             return
-        position = new_game(record.game, record.moves)
-        position.play(position.parse_move(result["best_move"]))
+        # Replayed once: the store's check of the save finds it done (``replayed`` keeps it).
+        status, winner = replayed(record.game, record.moves + result["best_move"])
         payload = move_payload(job, result)
         options = self.live.current(game_id, record.moves)  # the engine's, before its move
         payload["move_scores"] = None if options is None else options["move_scores"]
         record.moves += result["best_move"]
-        record.status, record.winner = result_of(position)
+        record.status, record.winner = status, winner
         record.last_engine_move = payload
         record.updated_at = now()
         try:
