@@ -40,7 +40,7 @@ from webapp.store.rows import (
     first_valid,
     loaded,
     to_row,
-    update_values,
+    update_row,
 )
 from webapp.store.validate import validate
 
@@ -164,7 +164,7 @@ class SQLiteStore:
         return record
 
     def save(self, record: GameRecord) -> None:
-        values = update_values(record)
+        row, values = update_row(record)
         with self._lock, _guard(f"save {record.id!r}"):
             try:
                 with self._transaction():
@@ -174,7 +174,7 @@ class SQLiteStore:
                 self._cache.drop(record.id)
                 raise
             record.version += 1
-            self._cache.put(to_row(record))
+            self._cache.put(row)
 
     def _check_cache(self) -> None:
         """Clear the cache if another connection has committed since it was filled (the
