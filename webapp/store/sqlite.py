@@ -153,15 +153,17 @@ class SQLiteStore:
     def get(self, game_id: str) -> GameRecord | None:
         with self._lock, _guard(f"get {game_id!r}"):
             self._check_cache()
-            row = self._cache.get(game_id)
-            if row is not None:
-                return decoded(row)  # validated when it was read or written
-            row = self._db.execute(f"{_SELECT} WHERE id = ?", (game_id,)).fetchone()
-            if row is None:
-                return None
-            record = loaded(row)
-            self._cache.put(row)
-        return record
+            cached = self._cache.get(game_id)
+            if cached is None:
+                row = self._db.execute(f"{_SELECT} WHERE id = ?", (game_id,)).fetchone()
+                if row is None:
+                    return None
+                record = loaded(row)
+                self._cache.put(row)  # validated, under the lock: no newer row in between
+                return record
+        # A cached row (a tuple, validated when it was read or written) is decoded after
+        # letting the lock go: every read and save of every game waits on that lock.
+        return decoded(cached)
 
     def save(self, record: GameRecord) -> None:
         row, values = update_row(record)
