@@ -46,6 +46,13 @@ def test_a_small_load_run_prints_a_row_per_scenario_and_every_move_is_answered()
     assert len(cpu) == 2, done.stdout  # one under each scenario
     assert "(4 moves)" in cpu[0] and "(4 moves)" in cpu[1], done.stdout
     assert all("(each: " in line for line in cpu), done.stdout  # every search process's too
+    # The burst's scenario alone has a steady window: the moves after the burst, priced
+    # without the page fetches (their own CPU on a line of its own).
+    page = [line for line in lines if line.strip().startswith("CPU per page fetch:")]
+    steady = [line for line in lines if line.strip().startswith("CPU per move, steady:")]
+    assert len(page) == len(steady) == 1, done.stdout
+    assert "(2 moves after the burst:" in steady[0], done.stdout
+    assert lines.index(cpu[0]) < lines.index(steady[0]) < lines.index(cpu[1]), done.stdout
 
 
 @pytest.mark.slow

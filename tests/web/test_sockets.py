@@ -6,6 +6,7 @@ nothing: each bad-input test compares the stored game before and after.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -120,6 +121,32 @@ def test_a_move_is_stored_broadcast_and_answered_by_the_engine(
     seen = [s["moves"] for s in spectator.named(protocol.STATE)]
     assert seen[:3] == ["", "5", after["moves"]] and set(seen[3:]) <= {after["moves"]}
     assert spectator.wait_for(protocol.ENGINE_MOVE) == engine
+
+
+def test_a_move_in_a_game_against_the_engine_reads_the_game_once(
+    start: Start, app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The handler learns the game's kind at its first move (a game's kind never changes):
+    from then on a move reads the game once, under its lock."""
+    state, player = start("connect4", settings=FAST)
+    store = service_of(app).store
+    real, reads = store.get, []
+
+    def counted(game_id: str) -> Any:
+        if threading.current_thread() is threading.main_thread():  # the handler's, not results'
+            reads.append(game_id)
+        return real(game_id)
+
+    monkeypatch.setattr(store, "get", counted)
+    moves, counts = "", []
+    for move in "44":
+        reads.clear()
+        player.emit(protocol.MOVE, {"game_id": state["id"], "move": move})
+        moves += move
+        moves += player.wait_for(protocol.ENGINE_MOVE, lambda e, m=moves: e["moves"] == m)["move"]
+        counts.append(len(reads))
+    assert counts == [2, 1]
+    assert stored(app, state["id"])["moves"] == moves
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,13 @@ the ``engine_move`` for the position after it) p50/p95/max, refusals
 (``busy``), errors by code, timeouts, disconnects, and the latency of a plain
 page fetch (GET / every 200 ms) meanwhile. Under each scenario of a server
 started here (one web process), the CPU per move sent of the web process and
-of the search processes, together and each (from ``/proc/PID/stat``).
+of the search processes, together and each (from ``/proc/PID/stat``). That figure
+holds everything the web process did meanwhile (game creations, connects, the page
+fetches), so under a scenario with a burst a second line gives a move's own CPU in
+steady state: from the moment every player's burst move is answered (they wait for each
+other there) to the scenario's end, once the server is quiet again, less the page
+fetches of that window at their own cost (GET / fetched alone afterwards, on a line of
+its own).
 
 Scenarios (``--scenario``, comma-separated, or ``all``, in this order):
 
@@ -35,7 +41,7 @@ import math
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -49,6 +55,7 @@ from webapp.bench.load_players import (
     Player,
     PlayerPlan,
     Tally,
+    fetch_pages,
     start_threads,
 )
 from webapp.bench.load_server import LoadServer, ServerFailed
@@ -91,6 +98,50 @@ class Outcome:
     rows: list[Row] = field(default_factory=list)
     hostile: Tally | None = None
     hostile_connections: int = 0
+    steady: Steady | None = None
+
+
+#: GET / fetched alone this many times after a scenario: the page's own CPU.
+PAGE_PROBES = 40
+#: The server is quiet once its CPU grows by less than this in a QUIET_STEP.
+QUIET_CPU, QUIET_STEP, QUIET_MAX = 0.005, 0.25, 10.0
+
+
+@dataclass
+class Steady:
+    """The steady window of a scenario with a burst: its moves and the web CPU they cost."""
+
+    cpu: Callable[[], float]  # the web process's CPU seconds so far
+    page: Tally  # the page fetcher's, running meanwhile
+    tally: Tally  # the moves after the burst
+    started: float = math.nan  # CPU seconds when the window opened
+    pages: int = 0  # page fetches when it opened
+    seconds: float = math.nan  # web CPU of the window (filled when it closes)
+    moves: int = 0
+    fetches: int = 0  # page fetches in the window
+    page_cpu: float = math.nan  # seconds of web CPU per page fetched alone
+
+    def open(self) -> None:
+        self.started, self.pages = self.cpu(), fetched(self.page)
+
+    def close(self) -> None:
+        """Once the page fetcher stopped: wait until the server is quiet (a move's scores
+        outlive its reply), then read the window's CPU."""
+        if math.isnan(self.started):
+            return  # the window never opened (a player failed before it)
+        now, deadline = self.cpu(), time.monotonic() + QUIET_MAX
+        while time.monotonic() < deadline:
+            time.sleep(QUIET_STEP)
+            before, now = now, self.cpu()
+            if now - before < QUIET_CPU:
+                break
+        self.seconds, self.moves = now - self.started, self.tally.moves
+        self.fetches = fetched(self.page) - self.pages
+
+
+def fetched(page: Tally) -> int:
+    with page.lock:
+        return page.replies + sum(page.errors.values())
 
 
 # -- figures ---------------------------------------------------------------------------
@@ -151,6 +202,14 @@ def cpu_of(pid: int | None) -> tuple[float, dict[int, float]]:
     return cpu_seconds(web), {each: cpu_seconds(each) for each in searches}
 
 
+def web_cpu(pid: int | None) -> Callable[[], float] | None:
+    """A reader of the CPU seconds of the web process below ``pid`` (None: not read)."""
+    if pid is None:
+        return None
+    web, _ = server_processes(pid)
+    return lambda: cpu_seconds(web)
+
+
 def print_cpu(
     pid: int | None,
     before: tuple[float, dict[int, float]],
@@ -168,6 +227,26 @@ def print_cpu(
           f"(each: {split}) ({moves} moves)", flush=True)  # fmt: skip
 
 
+def measure_page(url: str, cpu: Callable[[], float]) -> float:
+    """Seconds of web CPU per GET / fetched alone (NaN if none was)."""
+    before = cpu()
+    count = fetch_pages(url, PAGE_PROBES)
+    return (cpu() - before) / count if count else math.nan
+
+
+def print_steady(steady: Steady) -> None:
+    """The page's own CPU, then a move's in the steady window (page fetches taken out)."""
+    print(f"  CPU per page fetch: web process {steady.page_cpu * 1000:.2f} ms "
+          f"(GET / fetched alone {PAGE_PROBES} times)", flush=True)  # fmt: skip
+    if steady.moves == 0 or math.isnan(steady.seconds):
+        return
+    pages = steady.fetches * (0.0 if math.isnan(steady.page_cpu) else steady.page_cpu)
+    own = (steady.seconds - pages) * 1000 / steady.moves
+    print(f"  CPU per move, steady: web process {own:.2f} ms ({steady.moves} moves after "
+          f"the burst: {steady.seconds:.2f} s of web CPU less {steady.fetches} page fetches)",
+          flush=True)  # fmt: skip
+
+
 # -- running ---------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Options:
@@ -182,12 +261,18 @@ def settings_for(level: str) -> dict[str, Any]:
 
 
 def run_players(urls: list[str], scenario: Scenario, options: Options, stop: threading.Event,
-                tally: Tally, burst: Tally | None) -> float:  # fmt: skip
+                tally: Tally, burst: Tally | None,
+                steady: Steady | None = None) -> float:  # fmt: skip
     """Play the scenario's players to the end of their budgets (or the deadline); seconds.
-    Player ``i`` plays on ``urls[i % len(urls)]`` (several web processes share them)."""
+    Player ``i`` plays on ``urls[i % len(urls)]`` (several web processes share them).
+    With a burst and ``steady``, the players meet again once their burst moves are answered
+    and the steady window opens there."""
     barrier = threading.Barrier(scenario.players) if burst is not None else None
+    settled = None
+    if burst is not None and steady is not None:
+        settled = threading.Barrier(scenario.players, action=steady.open)
     plan = PlayerPlan(options.game, settings_for(scenario.level), scenario.moves, options.think,
-                      stop, barrier, burst)  # fmt: skip
+                      stop, barrier, burst, settled)  # fmt: skip
     players = [Player(urls[i % len(urls)], plan, tally, options.seed * 1000 + i)
                for i in range(scenario.players)]  # fmt: skip
     started = time.perf_counter()
@@ -217,7 +302,10 @@ def start_hostile(url: str, game: str, connections: int, tally: Tally,
     return threads
 
 
-def run_scenario(urls: list[str], scenario: Scenario, options: Options) -> Outcome:
+def run_scenario(urls: list[str], scenario: Scenario, options: Options,
+                 cpu: Callable[[], float] | None = None) -> Outcome:  # fmt: skip
+    """Run one scenario; with ``cpu`` (the web process's CPU seconds) and a burst, its steady
+    window is measured too."""
     url = urls[0]
     outcome = Outcome()
     stop, background_stop = threading.Event(), threading.Event()
@@ -229,12 +317,16 @@ def run_scenario(urls: list[str], scenario: Scenario, options: Options) -> Outco
             background += start_hostile(url, options.game, scenario.hostile, outcome.hostile,
                                         background_stop)  # fmt: skip
         tally, burst = Tally(), Tally() if scenario.burst else None
-        seconds = run_players(urls, scenario, options, stop, tally, burst)
+        if burst is not None and cpu is not None:
+            outcome.steady = Steady(cpu, page, tally)
+        seconds = run_players(urls, scenario, options, stop, tally, burst, outcome.steady)
     finally:
         stop.set()
         background_stop.set()
         for thread in background:
             thread.join(REPLY_TIMEOUT + 10)
+    if outcome.steady is not None:
+        outcome.steady.close()
     label = "hostile: play" if scenario.hostile else scenario.name
     replies = tally.replies + (burst.replies if burst is not None else 0)
     rate = replies / seconds if seconds > 0 else math.nan
@@ -327,10 +419,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             for scenario in scenarios:
                 pid = None if args.redis else server.web_pid
                 before, timed = cpu_of(pid), load_timings.snapshot(server.urls[0])
-                outcome = run_scenario(server.urls, scenario, options)
+                cpu = web_cpu(pid)
+                outcome = run_scenario(server.urls, scenario, options, cpu)
+                after = cpu_of(pid)
                 print_outcome(outcome)
-                print_cpu(pid, before, cpu_of(pid), sum(row.tally.moves for row in outcome.rows))
+                print_cpu(pid, before, after, sum(row.tally.moves for row in outcome.rows))
                 load_timings.report(timed, load_timings.snapshot(server.urls[0]))
+                if outcome.steady is not None and cpu is not None:
+                    outcome.steady.page_cpu = measure_page(server.urls[0], cpu)
+                    print_steady(outcome.steady)
     except ServerFailed as failed:
         print(f"error: {failed}", file=sys.stderr)
         return 1

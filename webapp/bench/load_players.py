@@ -88,6 +88,9 @@ class PlayerPlan:
     stop: threading.Event  # the scenario's deadline: no new move once set
     burst: threading.Barrier | None = None  # first move sent together with every player
     burst_tally: Tally | None = None
+    #: Passed by every player once its burst move is answered, before its next move: the
+    #: steady window (only moves, no creations, no burst) starts there.
+    settled: threading.Barrier | None = None
 
 
 class Player:
@@ -154,6 +157,9 @@ class Player:
                 self.play_one(self.plan.burst_tally)
                 with self.cond:
                     self.current = self.tally
+                if self.plan.settled is not None:
+                    with contextlib.suppress(threading.BrokenBarrierError):
+                        self.plan.settled.wait(timeout=REPLY_TIMEOUT * 2)
             played = 1 if self.plan.burst is not None else 0
             while played < self.plan.moves and not self.plan.stop.is_set():
                 if not self.sio.connected or self.position.is_terminal():
@@ -294,6 +300,16 @@ class PageFetcher:
                 except requests.RequestException as error:
                     self.tally.error(f"client:{type(error).__name__}")
                 self.stop.wait(max(0.0, FETCH_PERIOD - (time.perf_counter() - started)))
+
+
+def fetch_pages(url: str, count: int) -> int:
+    """GET / ``count`` times in a row (the page's own cost, nothing else running); fetched."""
+    fetched = 0
+    with requests.Session() as http:
+        for _ in range(count):
+            with contextlib.suppress(requests.RequestException):
+                fetched += http.get(url + "/", timeout=REPLY_TIMEOUT).status_code == 200
+    return fetched
 
 
 def start_threads(targets: list[Callable[[], None]]) -> list[threading.Thread]:

@@ -14,6 +14,7 @@ import contextlib
 import logging
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -28,7 +29,7 @@ from webapp.services.locks import Emit, GameLocks, Outbox
 from webapp.services.positions import preview
 from webapp.services.searches import RETRY_DELAYS, Searches
 from webapp.services.seats import holds_seat, new_game_id, token_hash
-from webapp.services.state import engine_to_move, game_url, result_of, to_move
+from webapp.services.state import engine_to_move, game_url, to_move
 from webapp.store import (
     CorruptRecord,
     GameRecord,
@@ -37,6 +38,7 @@ from webapp.store import (
     StoreUnavailable,
     VersionConflict,
     now,
+    replayed,
 )
 
 log = logging.getLogger(__name__)
@@ -50,6 +52,9 @@ RESUME_LIMIT = 500
 HEALTH_CHECK_SECONDS = 2.0
 #: The most games "your recent games" lists.
 MY_GAMES_LIMIT = 20
+#: Game ids remembered as games against the engine (``known_engine_game``), the least
+#: recently moved in forgotten first: a few hundred kilobytes at most.
+ENGINE_GAMES_KEPT = 10_000
 
 
 @contextmanager
@@ -96,6 +101,8 @@ class GameService:
         self._closed = False
         self._health_lock = threading.Lock()
         self._store_health, self._store_checked_at = "ok", -HEALTH_CHECK_SECONDS
+        self._engine_games: OrderedDict[str, None] = OrderedDict()  # guarded by the lock below
+        self._kinds_lock = threading.Lock()
 
     @contextmanager
     def locked(self, game_id: str) -> Iterator[Outbox]:
@@ -123,6 +130,24 @@ class GameService:
         state = self.searches.state(record)
         state["seat"] = "player" if holds_seat(token, record.seat_hash) else "spectator"
         return state
+
+    def known_engine_game(self, game_id: object) -> bool:
+        """True if a move was played in ``game_id`` and it is a game against the engine: a
+        game's kind never changes, so the socket handler need not read the game to tell
+        (``move`` reads it anyway). False: not known, read it."""
+        if not isinstance(game_id, str):
+            return False
+        with self._kinds_lock:
+            return game_id in self._engine_games
+
+    def _note_engine_game(self, record: GameRecord) -> None:
+        if record.friend is not None:
+            return
+        with self._kinds_lock:
+            self._engine_games[record.id] = None
+            self._engine_games.move_to_end(record.id)
+            if len(self._engine_games) > ENGINE_GAMES_KEPT:
+                self._engine_games.popitem(last=False)
 
     def games_of(self, token: str | None, limit: int = MY_GAMES_LIMIT) -> list[dict[str, Any]]:
         """The games where the holder of ``token`` holds a seat, most recently changed first
@@ -199,17 +224,13 @@ class GameService:
             raise GameError(protocol.BAD_REQUEST, 'move must be one character, like "4".')
         with self.locked(self._game_id(game_id)) as out:
             record = self._seated(game_id, token)  # read under the lock: as it stands
+            self._note_engine_game(record)
             self._check_playing(record)
             if to_move(record) != 1 - engine_side(record.settings):
                 raise GameError(protocol.NOT_YOUR_TURN, "It is the engine's turn.")
             if self.searches.thinking(record.id):
                 raise GameError(protocol.NOT_YOUR_TURN, "The engine is thinking.")
-            position = new_game(record.game, record.moves)
-            try:
-                position.play(position.parse_move(move))
-            except IllegalMoveError as err:
-                raise GameError(protocol.ILLEGAL_MOVE, str(err)) from None
-            status, winner = result_of(position)
+            status, winner = self._after(record, move)
             if status == "playing" and not self.searches.has_room(record):
                 raise self._busy()
             record = self._save_move(record, move, status, winner, out)
@@ -227,7 +248,7 @@ class GameService:
             record.moves = record.moves[:keep]
             record.preset = min(record.preset, keep)
             record.last_engine_move = None
-            self._save(record, *result_of(new_game(record.game, record.moves)), out)
+            self._save(record, *replayed(record.game, record.moves), out)
             self.searches.changed(record, out, restart=True)
             return record
 
@@ -343,6 +364,23 @@ class GameService:
         return record
 
     @staticmethod
+    def _after(record: GameRecord, move: str) -> tuple[str, int | None]:
+        """``(status, winner)`` once ``move`` is played; GameError ILLEGAL_MOVE if it cannot be.
+
+        The store's own check replays the moves of every save: this replay is the one it
+        finds done (``replayed`` keeps the latest), so a move is replayed once, not twice.
+        """
+        try:
+            return replayed(record.game, record.moves + move)
+        except IllegalMoveError:
+            position = new_game(record.game, record.moves)  # the error names this move only
+            try:
+                position.play(position.parse_move(move))
+            except IllegalMoveError as err:
+                raise GameError(protocol.ILLEGAL_MOVE, str(err)) from None
+            raise
+
+    @staticmethod
     def _check_playing(record: GameRecord) -> None:
         if record.status != "playing":
             raise GameError(protocol.GAME_OVER, "The game is over.")
@@ -350,8 +388,10 @@ class GameService:
     def _save(self, record: GameRecord, status: str, winner: int | None, out: Outbox) -> None:
         """Commit a change (compare-and-set); on a lost race tell the room where the game is."""
         record.status, record.winner, record.updated_at = status, winner, now()
+        self.searches.fold_options(record)  # the engine's better options, kept for this save
         try:
             self.store.save(record)
+            self.searches.options_saved(record.id)
         except VersionConflict:
             with contextlib.suppress(StoreError):  # the conflict is the answer either way
                 current = self.store.get(record.id)

@@ -85,7 +85,7 @@ from webapp.store.errors import (
 from webapp.store.migrations import SCHEMA_VERSION
 from webapp.store.record import GameRecord, GameStore, days_ago, now
 from webapp.store.sqlite import SQLiteStore
-from webapp.store.validate import result_of, validate
+from webapp.store.validate import replayed, result_of, validate
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -103,6 +103,7 @@ __all__ = [
     "describe",
     "now",
     "open_store",
+    "replayed",
     "result_of",
     "validate",
 ]

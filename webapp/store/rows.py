@@ -110,13 +110,26 @@ def _json(game_id: str, column: str, text: Any) -> Any:
         raise CorruptRecord(game_id, f"{column} is not valid JSON: {err}") from None
 
 
+#: Where each ``UPDATED`` column sits in a row, and the version's place.
+_UPDATED_AT = tuple(COLUMNS.index(name) for name in UPDATED)
+_VERSION_AT = COLUMNS.index("version")
+
+
+def update_row(record: GameRecord) -> tuple[tuple[Any, ...], list[Any]]:
+    """The row of ``record``'s next version (validated first) and the parameters of its
+    compare-and-set save: the ``UPDATED`` columns of that row, then the id and the version
+    ``record`` was read at. One encoding serves both (a backend keeps the row)."""
+    # The next version differs from ``record`` only by its version: checked as is unless
+    # that is what would fail (a record never stored, version 0: a conflict, not corrupt).
+    validate(record if record.version >= 1 else replace(record, version=record.version + 1))
+    row = to_row(record)
+    row = (*row[:_VERSION_AT], record.version + 1, *row[_VERSION_AT + 1 :])
+    return row, [row[i] for i in _UPDATED_AT] + [record.id, record.version]
+
+
 def update_values(record: GameRecord) -> list[Any]:
-    """The parameters of a compare-and-set save of ``record``: the ``UPDATED`` columns of
-    its next version, then its id and the version it was read at (validated first)."""
-    stored = replace(record, version=record.version + 1)
-    validate(stored)
-    row = dict(zip(COLUMNS, to_row(stored), strict=True))
-    return [row[name] for name in UPDATED] + [record.id, record.version]
+    """The parameters of a compare-and-set save of ``record`` (``update_row``)."""
+    return update_row(record)[1]
 
 
 class RowCache:

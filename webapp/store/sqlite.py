@@ -40,7 +40,7 @@ from webapp.store.rows import (
     first_valid,
     loaded,
     to_row,
-    update_values,
+    update_row,
 )
 from webapp.store.validate import validate
 
@@ -159,18 +159,20 @@ class SQLiteStore:
     def get(self, game_id: str) -> GameRecord | None:
         with self._lock, _guard(f"get {game_id!r}"):
             self._check_cache()
-            row = self._cache.get(game_id)
-            if row is not None:
-                return decoded(row)  # validated when it was read or written
-            row = self._db.execute(f"{_SELECT} WHERE id = ?", (game_id,)).fetchone()
-            if row is None:
-                return None
-            record = loaded(row)
-            self._cache.put(row)
-        return record
+            cached = self._cache.get(game_id)
+            if cached is None:
+                row = self._db.execute(f"{_SELECT} WHERE id = ?", (game_id,)).fetchone()
+                if row is None:
+                    return None
+                record = loaded(row)
+                self._cache.put(row)  # validated, under the lock: no newer row in between
+                return record
+        # A cached row (a tuple, validated when it was read or written) is decoded after
+        # letting the lock go: every read and save of every game waits on that lock.
+        return decoded(cached)
 
     def save(self, record: GameRecord) -> None:
-        values = update_values(record)
+        row, values = update_row(record)
         with self._lock, _guard(f"save {record.id!r}"):
             try:
                 with self._transaction():
@@ -180,7 +182,7 @@ class SQLiteStore:
                 self._cache.drop(record.id)
                 raise
             record.version += 1
-            self._cache.put(to_row(record))
+            self._cache.put(row)
 
     def _check_cache(self) -> None:
         """Clear the cache if another connection has committed since it was filled (the

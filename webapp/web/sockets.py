@@ -95,7 +95,8 @@ def on_join(payload: Payload) -> Payload:
 @handles(protocol.MOVE)
 def on_move(payload: Payload) -> Payload:
     game_id = payload["game_id"]
-    if friend_games.friend_game(game_id) is not None:
+    # A game known to be against the engine is read once per move (under its lock), not twice.
+    if not service().known_engine_game(game_id) and friend_games.friend_game(game_id) is not None:
         friends = friend_games.friends()
         friends.move(game_id, payload.get("move"), identity(), payload.get("ply"))
         return {"ok": True}
