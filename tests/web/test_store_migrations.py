@@ -269,6 +269,32 @@ def test_a_version_5_database_lists_the_games_of_the_second_seat(backend: Backen
     assert backend.schema()[0::2] == (SCHEMA_VERSION, CURRENT_INDEXES)
 
 
+def test_a_version_5_database_with_a_malformed_friend_value_still_opens(
+    backend: Backend,
+) -> None:
+    """One corrupt ``friend`` must not stop the guest index being built (the server
+    starting): reads skip the corrupt row, as every read does, and find the others."""
+    make_version_4_database(backend)
+    backend.script("ALTER TABLE games ADD COLUMN friend TEXT")
+    if backend.name == "sqlite":
+        backend.set_version(5)
+    else:
+        backend.script("UPDATE lookahead_schema SET version = 5")
+    backend.execute("UPDATE games SET friend = '{not json' WHERE id = 'a'")
+    backend.execute(
+        "UPDATE games SET friend = ?, seat_hash = 'creator' WHERE id = 'b'", (json.dumps(FRIEND),)
+    )
+    store = backend.open()
+    try:
+        assert [game.id for game in store.games_of("guest", 10)] == ["b"]
+        assert [game.id for game in store.games_of("same-seat", 10)] == ["c"]  # "a" skipped
+        store.create(game_record("d", moves="44", friend=FRIEND))
+        assert sorted(game.id for game in store.games_of("guest", 10)) == ["b", "d"]
+    finally:
+        store.close()
+    assert backend.schema()[0::2] == (SCHEMA_VERSION, CURRENT_INDEXES)
+
+
 def test_a_new_database_is_made_at_the_current_version(backend: Backend) -> None:
     backend.open().close()
     version, columns, indexes = backend.schema()

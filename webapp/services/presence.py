@@ -14,10 +14,12 @@ A player whose pages have all gone lets the other claim the game after a while
   dies without a word stops refreshing: its field runs out, and the seat counts as
   gone from that moment.
 
-Times are milliseconds since the epoch (``Friends.now_ms``): the same on every
-server sharing the store, so fields written by one process read right on another.
-A seat never seen at all counts as gone from the first look at it: a later claim
-than the truth, never an earlier one.
+Times are milliseconds since the epoch. ``SharedPresence`` reads them from Redis
+(``TIME`` inside its scripts), one clock for every process: a web host whose clock
+is off cannot vouch too long, nor see a connected player gone. A seat never seen at
+all counts as gone from the first look at it: a later claim than the truth, never an
+earlier one. After a Redis error, a process answers "present" for a while (its own
+fields may have run out meanwhile) and writes again what it could not.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from __future__ import annotations
 import logging
 import secrets
 import threading
+import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable
 from typing import Protocol
@@ -159,37 +162,57 @@ class LocalPresence:
 
 # -- Redis ------------------------------------------------------------------------------
 # KEYS: a seat's hash (process -> vouched until, ms) and its gone key (gone since, ms).
+# ARGV "at": "" for Redis's own clock (every process reads the same one), or a time in
+# ms (a made-up clock, in tests).
 
-#: ARGV: process, until, keep, at -> 1 if no other process vouched for the seat.
-_ARRIVE = """
+_NOW = """
+local function now(at)
+  if at ~= '' then return tonumber(at) end
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+"""
+
+#: ARGV: process, span, keep, at -> 1 if no other process vouched for the seat.
+_ARRIVE = (
+    _NOW
+    + """
+local at = now(ARGV[4])
 local was_gone = 1
 local fields = redis.call('HGETALL', KEYS[1])
 for i = 1, #fields, 2 do
-  if fields[i] ~= ARGV[1] and tonumber(fields[i + 1]) > tonumber(ARGV[4]) then was_gone = 0 end
+  if fields[i] ~= ARGV[1] and tonumber(fields[i + 1]) > at then was_gone = 0 end
 end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('HSET', KEYS[1], ARGV[1], at + tonumber(ARGV[2]))
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 redis.call('DEL', KEYS[2])
 return was_gone
 """
+)
 
 #: ARGV: process, at, keep -> 1 if the seat is gone everywhere now (its gone key written).
-_LEAVE = """
+_LEAVE = (
+    _NOW
+    + """
+local at = now(ARGV[2])
 redis.call('HDEL', KEYS[1], ARGV[1])
 for _, vouched in ipairs(redis.call('HVALS', KEYS[1])) do
-  if tonumber(vouched) > tonumber(ARGV[2]) then return 0 end
+  if tonumber(vouched) > at then return 0 end
 end
-redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
+redis.call('SET', KEYS[2], at, 'PX', ARGV[3])
 return 1
 """
+)
 
 #: KEYS: side 0's hash and gone key, side 1's. ARGV: at, keep -> per side, -1 if some
 #: process vouches for it, else how long it has been gone: since the later of its gone
 #: key and the last field that ran out (a process that died), or from now if neither.
-_GONE = """
+_GONE = (
+    _NOW
+    + """
+local at = now(ARGV[1])
 local out = {}
 for side = 0, 1 do
-  local at = tonumber(ARGV[1])
   local since = nil
   local here = false
   for _, vouched in ipairs(redis.call('HVALS', KEYS[2 * side + 1])) do
@@ -210,6 +233,32 @@ for side = 0, 1 do
 end
 return out
 """
+)
+
+#: KEYS: a seat's gone key. ARGV: at, keep -> the seat gone from now unless known already.
+_MARK = (
+    _NOW
+    + """
+redis.call('SET', KEYS[1], now(ARGV[1]), 'PX', ARGV[2], 'NX')
+return 0
+"""
+)
+
+#: KEYS: seats' hashes. ARGV: process, span, keep, at -> vouch again for each seat whose
+#: hash is still there (a game that ended has none: its keys are not made again).
+_BEAT = (
+    _NOW
+    + """
+local vouched = now(ARGV[4]) + tonumber(ARGV[2])
+for _, key in ipairs(KEYS) do
+  if redis.call('EXISTS', key) == 1 then
+    redis.call('HSET', key, ARGV[1], vouched)
+    redis.call('PEXPIRE', key, ARGV[3])
+  end
+end
+return 0
+"""
+)
 
 
 def presence_key(seat: Seat) -> str:
@@ -224,13 +273,19 @@ class SharedPresence:
     """Presence across the web processes sharing ``client``'s Redis (the module docstring).
 
     ``beat``: seconds between two heartbeats; a process vouches for three of them, so a
-    process that died counts as gone within ``3 * beat`` seconds. ``now_ms`` is the
-    heartbeat's clock (``Friends.now_ms``). A Redis error counts as "present": a claim
-    is refused rather than granted on what could not be read. ``close`` closes ``client``.
+    process that died counts as gone within ``3 * beat`` seconds. Times come from Redis
+    (``TIME``), unless ``now_ms`` is given (a made-up clock, in tests): then from it, and
+    the ``at`` of each call. A Redis error counts as "present": a claim is refused rather
+    than granted on what could not be read; and for three beats after a write of this
+    process failed (its fields may have run out), the process answers "present" too,
+    while its heartbeat writes them again. ``close`` closes ``client``.
     """
 
     def __init__(
-        self, client: redis.Redis, now_ms: Callable[[], int], beat: float = BEAT_SECONDS
+        self,
+        client: redis.Redis,
+        now_ms: Callable[[], int] | None = None,
+        beat: float = BEAT_SECONDS,
     ) -> None:
         self.client, self.now_ms, self.beat = client, now_ms, beat
         self.process = secrets.token_hex(8)
@@ -238,6 +293,10 @@ class SharedPresence:
         self._arrive = client.register_script(_ARRIVE)
         self._leave = client.register_script(_LEAVE)
         self._gone = client.register_script(_GONE)
+        self._mark = client.register_script(_MARK)
+        self._beat = client.register_script(_BEAT)
+        self._unwritten: set[Seat] = set()  # seats here whose field a failure left unwritten
+        self._doubt_until = 0  # until when (``_local_ms``) a failure makes every seat present
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -248,32 +307,41 @@ class SharedPresence:
         if not first:
             return False
         try:
-            keys = [presence_key(seat), gone_key(seat)]
-            return bool(self._arrive(keys, [self.process, self._until(at), KEEP_MS, at]))
+            return self._write(seat, self._at(at))
         except redis.RedisError as err:
             log.warning("presence of %s not written: %s", seat, err)
+            with self.sockets.guard:
+                self._failed()
+                self._unwritten.add(seat)  # the next heartbeat tries again
             return False
 
     def left(self, sid: str, at: int) -> list[Seat]:
         with self.sockets.guard:
             emptied = self.sockets.remove(sid)
-        # A socket of the seat arriving here meanwhile may see its field dropped by this:
-        # the next heartbeat writes it again, long before anyone may claim.
+            self._unwritten.difference_update(emptied)
         gone = []
         for seat in emptied:
             try:
                 keys = [presence_key(seat), gone_key(seat)]
-                if self._leave(keys, [self.process, at, KEEP_MS]):
+                went = self._leave(keys, [self.process, self._at(at), KEEP_MS])
+                with self.sockets.guard:
+                    if seat in self.sockets.here:  # a socket of it arrived here meanwhile,
+                        self._write(seat, self._at(at))  # its field dropped by this: again
+                        continue  # (and its gone key cleared): the seat never went
+                if went:
                     gone.append(seat)
             except redis.RedisError as err:  # its field runs out by itself
                 log.warning("absence of %s not written: %s", seat, err)
         return gone
 
     def gone_ms(self, game_id: str, at: int) -> list[int | None]:
+        with self.sockets.guard:
+            if self._local_ms() < self._doubt_until:
+                return [None, None]
         seats = [(game_id, 0), (game_id, 1)]
         keys = [key for seat in seats for key in (presence_key(seat), gone_key(seat))]
         try:
-            found = self._gone(keys, [at, KEEP_MS])
+            found = self._gone(keys, [self._at(at), KEEP_MS])
         except redis.RedisError as err:
             log.warning("presence in %s not read: %s", game_id, err)
             return [None, None]
@@ -281,12 +349,14 @@ class SharedPresence:
 
     def mark_gone(self, seat: Seat, at: int) -> None:
         try:
-            self.client.set(gone_key(seat), at, px=KEEP_MS, nx=True)
+            self._mark([gone_key(seat)], [self._at(at), KEEP_MS])
         except redis.RedisError as err:  # the first look at it counts from then
             log.warning("absence of %s not written: %s", seat, err)
 
     def forget(self, game_id: str) -> None:
         seats = [(game_id, 0), (game_id, 1)]
+        with self.sockets.guard:
+            self._unwritten.difference_update(seats)
         try:
             self.client.delete(*[key(seat) for seat in seats for key in (presence_key, gone_key)])
         except redis.RedisError as err:  # they expire
@@ -300,8 +370,26 @@ class SharedPresence:
             thread.join(timeout=10)
         self.client.close()
 
-    def _until(self, at: int) -> int:
-        return at + int(3 * self.beat * 1000)
+    def _write(self, seat: Seat, at: int | str) -> bool:
+        """Vouch for ``seat`` and clear its gone key: True if no other process vouched."""
+        keys = [presence_key(seat), gone_key(seat)]
+        return bool(self._arrive(keys, [self.process, self._span(), KEEP_MS, at]))
+
+    def _span(self) -> int:
+        """How long a field vouches (ms): three beats."""
+        return int(3 * self.beat * 1000)
+
+    def _at(self, at: int) -> int | str:
+        """The time a script goes by: Redis's own ("") unless a made-up clock is given."""
+        return "" if self.now_ms is None else at
+
+    def _local_ms(self) -> int:
+        """This process's clock, for its own waits only (never compared with another's)."""
+        return int(time.monotonic() * 1000) if self.now_ms is None else self.now_ms()
+
+    def _failed(self) -> None:
+        """A write failed (under the guard): answer "present" for the next three beats."""
+        self._doubt_until = self._local_ms() + self._span()
 
     def _start(self) -> None:
         """The heartbeat thread, from the first socket of a player (under the guard)."""
@@ -313,20 +401,27 @@ class SharedPresence:
         while not self._stop.wait(self.beat):
             try:
                 self.heartbeat()
-            except redis.RedisError as err:
-                log.warning("presence heartbeat failed: %s", err)
             except Exception:  # a bug here must not stop the heartbeat for good
                 log.exception("presence heartbeat failed")
 
     def heartbeat(self) -> None:
-        """Vouch again for every seat with a socket here, up to three beats ahead."""
+        """Vouch again for every seat with a socket here, up to three beats ahead; write
+        again the seats a failure left unwritten (or lost: Redis may have restarted)."""
         with self.sockets.guard:
             seats = list(self.sockets.here)
+            unwritten = [seat for seat in seats if seat in self._unwritten]
         if not seats:
             return
-        until = self._until(self.now_ms())
-        with self.client.pipeline(transaction=False) as pipe:
-            for seat in seats:
-                pipe.hset(presence_key(seat), self.process, until)
-                pipe.pexpire(presence_key(seat), KEEP_MS)
-            pipe.execute()
+        at = "" if self.now_ms is None else self.now_ms()
+        try:
+            for seat in unwritten:
+                self._write(seat, at)
+                with self.sockets.guard:
+                    self._unwritten.discard(seat)
+            keys = [presence_key(seat) for seat in seats]
+            self._beat(keys, [self.process, self._span(), KEEP_MS, at])
+        except redis.RedisError as err:
+            log.warning("presence heartbeat failed: %s", err)
+            with self.sockets.guard:
+                self._failed()
+                self._unwritten.update(seat for seat in seats if seat in self.sockets.here)

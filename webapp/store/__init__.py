@@ -38,7 +38,8 @@ One table, ``games``, one row per game::
 Indexes: ``games_by_status (status, updated_at)`` lists the unfinished games
 for resuming; ``games_by_update (updated_at)`` serves ``prune``;
 ``games_by_seat (seat_hash, updated_at)`` and ``games_by_guest (friend's
-guest_hash, updated_at)`` list a browser's own games (either seat).
+guest_hash, updated_at)`` list a browser's own games (either seat); a ``friend``
+that is not JSON indexes as NULL, so one corrupt row cannot stop a migration.
 
 Versions, consistency, errors
 -----------------------------

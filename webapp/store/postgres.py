@@ -49,9 +49,20 @@ log = logging.getLogger(__name__)
 
 Connection: TypeAlias = psycopg.Connection[tuple[Any, ...]]
 
-#: The hash of the second seat of a game between two people (NULL for an engine game),
-#: written exactly so in the index and in ``games_of`` (the planner matches the expression).
-_GUEST = "(friend::jsonb ->> 'guest_hash')"
+#: The hash of the second seat of a game between two people (NULL for an engine game, and
+#: for a malformed ``friend``: one corrupt row must not stop the index being built, nor a
+#: write), written exactly so in the index and in ``games_of`` (the planner matches it).
+_GUEST = "lookahead_guest_hash(friend)"
+#: ``friend``'s guest hash, NULL when it is not JSON (a cast would raise): IMMUTABLE, so
+#: an index may use it.
+_GUEST_FUNCTION = """CREATE OR REPLACE FUNCTION lookahead_guest_hash(friend TEXT) RETURNS TEXT
+    LANGUAGE plpgsql IMMUTABLE AS $$
+    BEGIN
+        RETURN friend::jsonb ->> 'guest_hash';
+    EXCEPTION WHEN data_exception THEN  -- not JSON (22P02), or a \\u0000 in it
+        RETURN NULL;
+    END
+    $$"""
 
 #: Entry n - 1 takes the schema to version n (see ``webapp.store.migrations``);
 #: the same numbering as ``sqlite.MIGRATIONS``.
@@ -84,7 +95,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     # 5: a game between two people (seats, invite, clock, offers, how it ended): JSON or NULL.
     ("ALTER TABLE games ADD COLUMN friend TEXT",),
     # 6: the games where a browser took the second seat (a guest's recent games).
-    (f"CREATE INDEX games_by_guest ON games (({_GUEST}), updated_at)",),
+    (_GUEST_FUNCTION, f"CREATE INDEX games_by_guest ON games (({_GUEST}), updated_at)"),
 )
 
 #: The key of the advisory lock held while migrating (any constant; "Look" in ASCII).

@@ -46,9 +46,10 @@ from webapp.store.validate import validate
 
 log = logging.getLogger(__name__)
 
-#: The hash of the second seat of a game between two people (NULL for an engine game):
-#: written exactly so in the index and in ``games_of``, or SQLite does not use the index.
-_GUEST = "json_extract(friend, '$.guest_hash')"
+#: The hash of the second seat of a game between two people (NULL for an engine game, and
+#: for a malformed ``friend``: one corrupt row must not stop the index being built, nor a
+#: write): written exactly so in the index and in ``games_of``, or SQLite does not use it.
+_GUEST = "(CASE WHEN json_valid(friend) THEN json_extract(friend, '$.guest_hash') END)"
 
 #: Entry n - 1 takes the schema to version n (see ``webapp.store.migrations``).
 MIGRATIONS: tuple[Migration, ...] = (

@@ -19,7 +19,7 @@ from flask_socketio import emit, join_room
 
 from webapp import protocol
 from webapp.services import GameError
-from webapp.services.friends import Friends, invite_url, room, wall_ms
+from webapp.services.friends import Friends, invite_url, room
 from webapp.services.presence import SharedPresence
 from webapp.store import GameRecord
 from webapp.web.admission import admit
@@ -27,8 +27,10 @@ from webapp.web.api import json_body
 from webapp.web.common import game_error, service
 from webapp.web.identity import ensure_identity, identity
 
-#: Seconds a presence read or write may take before it counts as Redis failing.
-REDIS_TIMEOUT = 5.0
+#: Seconds a presence read or write may take before it counts as Redis failing (short:
+#: a friend game's updates wait on it holding the game's lock, and a failure only
+#: counts as "present").
+PRESENCE_TIMEOUT = 0.5
 
 bp = Blueprint("friend_games", __name__, url_prefix="/api")
 bp.register_error_handler(GameError, game_error)
@@ -40,8 +42,12 @@ def init_app(app: Flask) -> None:
     config = app.config
     presence = None  # every page connects to this process: its own sockets tell
     if config["REDIS_URL"]:  # pages of one game may connect to several processes
-        client = redis.Redis.from_url(config["REDIS_URL"], socket_timeout=REDIS_TIMEOUT)
-        presence = SharedPresence(client, wall_ms, beat=config["PRESENCE_BEAT_SECONDS"])
+        client = redis.Redis.from_url(  # presence's own: nothing else waits as long
+            config["REDIS_URL"],
+            socket_timeout=PRESENCE_TIMEOUT,
+            socket_connect_timeout=PRESENCE_TIMEOUT,
+        )
+        presence = SharedPresence(client, beat=config["PRESENCE_BEAT_SECONDS"])  # Redis's clock
     app.extensions["lookahead_friends"] = Friends(
         app.extensions["lookahead"],
         abandon_ms=int(config["FRIEND_ABANDON_SECONDS"] * 1000),
