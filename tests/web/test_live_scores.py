@@ -154,31 +154,6 @@ def test_the_engines_options_join_its_move_when_it_was_quicker_than_them(
     assert saved.last_engine_move["move_scores"] == options
 
 
-def test_options_waiting_for_a_save_go_with_an_undo_of_their_move(
-    games: tuple[GameService, HoldingPool, Sent],
-) -> None:
-    """The exact options of the engine's reply wait for the next save; an undo takes that
-    reply back: they are neither shown nor stored nor kept."""
-    service, pool, _ = games
-    pool.hold.add("scores")
-    record = service.create("connect4", {"level": "perfect", "engine_plays": "second"}, owner="me")
-    service.move(record.id, "4", "me")
-    pool.release("engine")  # the engine replies before its options' first pass is in
-    pool.release("scores")
-    shown = service.state(record.id)["last_engine_move"]["move_scores"]
-    stored = service.store.get(record.id)
-    assert stored is not None and stored.last_engine_move is not None
-    assert shown != stored.last_engine_move["move_scores"]  # the better ones wait
-    assert all(s["exact"] for s in shown.values())
-    assert record.id in service.searches._pending
-    pool.hold.add("engine")
-    service.undo(record.id, "me")
-    undone = service.store.get(record.id)
-    assert undone is not None and undone.moves == "" and undone.last_engine_move is None
-    assert service.state(record.id)["last_engine_move"] is None
-    assert record.id not in service.searches._pending
-
-
 def test_at_perfect_the_engines_options_are_finished_exactly_after_the_players_scores(
     games: tuple[GameService, HoldingPool, Sent],
 ) -> None:
