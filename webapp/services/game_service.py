@@ -388,10 +388,8 @@ class GameService:
     def _save(self, record: GameRecord, status: str, winner: int | None, out: Outbox) -> None:
         """Commit a change (compare-and-set); on a lost race tell the room where the game is."""
         record.status, record.winner, record.updated_at = status, winner, now()
-        self.searches.fold_options(record)  # the engine's better options, kept for this save
         try:
             self.store.save(record)
-            self.searches.options_saved(record.id)
         except VersionConflict:
             with contextlib.suppress(StoreError):  # the conflict is the answer either way
                 current = self.store.get(record.id)

@@ -32,9 +32,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from webapp import protocol
@@ -61,10 +60,6 @@ IMMEDIATE_RETRIES = 1
 QUEUED_PLACES_TOLD = 20
 #: Seconds before each later try (the last one repeats).
 RETRY_DELAYS = (2.0, 10.0, 30.0, 60.0)
-#: Games whose engine's options have better scores than those stored, kept for the game's
-#: next save (``_store_options``); past this many the oldest is dropped (its stored,
-#: shallower scores stay: true, only less exact).
-PENDING_OPTIONS_KEPT = 1_000
 
 
 @dataclass
@@ -111,9 +106,6 @@ class Searches:
         # An analysis under way and every client waiting for it: a second client asking the
         # same search joins it; it is cancelled when the last of them leaves.
         self._shared: dict[AnalysisKey, tuple[SearchJob, set[str]]] = {}
-        # game id -> its last engine move with options better than those stored (the exact
-        # pass after a shallow one): saved with the game's next save, shown meanwhile.
-        self._pending: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self._closing = False
         self.live = LiveScores(
             pool, emit, locks, self._engine_job, seed, self._store_options, self._stored_moves,
@@ -161,38 +153,10 @@ class Searches:
         out.send(protocol.STATE, self.state(record), record.id)
 
     def state(self, record: GameRecord) -> dict[str, Any]:
-        """The game's state, with the scores of its live position if known (and its engine's
-        options as this process knows them: better ones may wait for the next save)."""
-        pending = self._pending_for(record)
-        if pending is not None:
-            record = replace(record, last_engine_move=pending)
+        """The game's state, with the scores of its live position if known."""
         return game_state(
             record, self.thinking(record.id), self.live.current(record.id, record.moves)
         )
-
-    def fold_options(self, record: GameRecord) -> None:
-        """Before ``record`` is saved (the game's lock is held): its engine's options that
-        wait for a save go with it (``options_saved`` once it is committed)."""
-        pending = self._pending_for(record)
-        if pending is not None:
-            record.last_engine_move = pending
-
-    def options_saved(self, game_id: str) -> None:
-        """The game was saved: nothing of it waits for a save any longer."""
-        with self._guard:
-            self._pending.pop(game_id, None)
-
-    def _pending_for(self, record: GameRecord) -> dict[str, Any] | None:
-        """The engine's last move with better options than ``record``'s, if it is still
-        ``record``'s last move (an undo or a new game leaves it behind)."""
-        with self._guard:
-            pending = self._pending.get(record.id) if self._pending else None
-        last = record.last_engine_move
-        if pending is None or last is None:
-            return None
-        if (last.get("moves"), last.get("move")) != (pending["moves"], pending["move"]):
-            return None
-        return pending
 
     def changed(
         self,
@@ -560,7 +524,6 @@ class Searches:
             return
         with self._guard:
             self._engine.pop(game_id, None)
-            self._pending.pop(game_id, None)  # the options of its previous move: moot now
         self.changed(record, out)  # its state carries the new position's scores, none stale
         out.send(protocol.ENGINE_MOVE, payload, game_id)
 
@@ -652,26 +615,13 @@ class Searches:
                 return
             if record.moves != moves + str(last.get("move", "")):
                 return  # the player has moved since (in another process): it waits on this version
-            stored = last.get("move_scores") or {}
-            pending = self._pending_for(record)
-            known = stored if pending is None else pending.get("move_scores") or {}
+            known = last.get("move_scores") or {}
             if self.thinking(game_id) or known == scores:
                 return  # never bump the version an engine search is tied to
             if known and all(s["exact"] for s in known.values()):
                 return  # already exact: nothing to add
             record.last_engine_move = {**last, "move_scores": scores}
-            if stored and record.status == "playing":
-                # Better options than those stored (the exact pass after a shallow one), the
-                # player to move: the player's move saves them (``fold_options``); a page
-                # that joins meanwhile gets them from ``state``.
-                with self._guard:
-                    self._pending[game_id] = record.last_engine_move
-                    self._pending.move_to_end(game_id)
-                    if len(self._pending) > PENDING_OPTIONS_KEPT:
-                        self._pending.popitem(last=False)
-            else:
-                self.store.save(record)
-                self.options_saved(game_id)
+            self.store.save(record)
             self.publish(record, out)
         except StoreError as err:
             log.warning("the engine's options in %s not stored: %s", game_id, err)
