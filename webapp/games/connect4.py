@@ -26,8 +26,8 @@ from typing import Any
 
 from webapp.engine.game import IllegalMoveError, Move
 from webapp.engine.scores import HEURISTIC_LIMIT
+from webapp.games import connect4_kernel
 from webapp.games.board import Board
-from webapp.games.connect4_kernel import load_native
 from webapp.games.connect4_layout import (
     BOARD,
     BOTTOM,
@@ -201,7 +201,7 @@ class Connect4(Board):
         pure-Python engine. ``load_native`` imports the kernel (and numba) on first use,
         so importing this module stays cheap.
         """
-        kernel = load_native()
+        kernel = connect4_kernel.load_native()
         return None if kernel is None else partial(kernel, self)
 
     def copy(self) -> Connect4:
