@@ -43,6 +43,7 @@ def test_a_short_soak_prints_rows_kills_a_worker_and_loses_nothing(
     assert victim not in server_processes(pid)[1]
 
 
+@pytest.mark.slow  # a real server and its search worker, for one check
 def test_the_final_check_reports_a_move_the_store_lost(server: LoadServer) -> None:
     body = {"game": "tictactoe", "settings": soak.SETTINGS}
     created = requests.post(f"{server.url}/api/games", json=body, timeout=30).json()

@@ -251,7 +251,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     python_lines = args.lines if args.python and args.python_lines is None else args.python_lines
     started = time.perf_counter()
     if kernel:
-        from webapp.games.connect4_kernel import warm_up
+        from webapp.games.connect4_kernel.warmup import warm_up
 
         warm_up()  # compile or load now, outside every measurement
     if "files" in sections:

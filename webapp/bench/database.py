@@ -84,7 +84,8 @@ def load_figures() -> str:
 
 
 def print_database(count: int, seed: int) -> None:
-    from webapp.games.connect4_kernel import native, warm_up
+    from webapp.games.connect4_kernel import native
+    from webapp.games.connect4_kernel.warmup import warm_up
 
     print("\n# The 12-stone database")
     print(f"loaded in a new process (its cache ready): {load_figures()}")

@@ -23,7 +23,7 @@ from webapp.games import new_game
 
 
 def _warm() -> None:
-    from webapp.games.connect4_kernel import warm_up
+    from webapp.games.connect4_kernel.warmup import warm_up
 
     warm_up()
     set_book(False)

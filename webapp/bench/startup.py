@@ -9,7 +9,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 
-_PROGRAM = "from webapp.games.connect4_kernel import warm_up; print(warm_up())"
+_PROGRAM = "from webapp.games.connect4_kernel.warmup import warm_up; print(warm_up())"
 
 
 @dataclass(frozen=True)

@@ -26,20 +26,20 @@ from typing import Any
 
 from webapp.engine.game import IllegalMoveError, Move
 from webapp.engine.scores import HEURISTIC_LIMIT
+from webapp.games import connect4_kernel
 from webapp.games.board import Board
-
-WIDTH = 7
-HEIGHT = 6
-H1 = HEIGHT + 1
-CELLS = WIDTH * HEIGHT
-BOTTOM = sum(1 << (col * H1) for col in range(WIDTH))
-BOARD = BOTTOM * ((1 << HEIGHT) - 1)
-#: Centre first, then outwards: central columns take part in more lines.
-CENTRE_ORDER = (3, 2, 4, 1, 5, 0, 6)
-#: Heuristic weight of a stone in each column (how many lines it can join).
-COLUMN_WEIGHT = (1, 2, 3, 4, 3, 2, 1)
-THREAT_WEIGHT = 24
-STONE_WEIGHT = 3
+from webapp.games.connect4_layout import (
+    BOARD,
+    BOTTOM,
+    CELLS,
+    CENTRE_ORDER,
+    COLUMN_WEIGHT,
+    H1,
+    HEIGHT,
+    STONE_WEIGHT,
+    THREAT_WEIGHT,
+    WIDTH,
+)
 
 
 def column_mask(col: int) -> int:
@@ -198,12 +198,10 @@ class Connect4(Board):
         """The compiled kernel's primitives over this position (``webapp.games.connect4_kernel``).
 
         None when numba or the kernel cannot be loaded: ``search()`` then runs the
-        pure-Python engine. The kernel is imported on first use, so importing this
-        module stays cheap.
+        pure-Python engine. ``load_native`` imports the kernel (and numba) on first use,
+        so importing this module stays cheap.
         """
-        from webapp.games.connect4_kernel import load_native
-
-        kernel = load_native()
+        kernel = connect4_kernel.load_native()
         return None if kernel is None else partial(kernel, self)
 
     def copy(self) -> Connect4:

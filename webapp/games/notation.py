@@ -26,7 +26,8 @@ from collections.abc import Sequence
 
 from webapp.engine.game import Game, IllegalMoveError
 from webapp.games import GAMES, UnknownGameError
-from webapp.games.connect4 import H1, HEIGHT, WIDTH, has_line
+from webapp.games.connect4 import has_line
+from webapp.games.connect4_layout import H1, HEIGHT, WIDTH
 from webapp.games.tictactoe import LINES
 
 #: What may stand between two moves of a typed sequence.

@@ -268,7 +268,7 @@ def warm_up_engine() -> None:
     for name in GAMES:
         search(new_game(name, ""), "alphabeta", Limits(depth=1), seed=0)
     try:
-        from webapp.games.connect4_kernel import warm_up
+        from webapp.games.connect4_kernel.warmup import warm_up
 
         warm_up()
     except Exception as err:  # no kernel: the pure-Python engine serves, slower

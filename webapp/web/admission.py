@@ -24,17 +24,20 @@ import threading
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping
+from contextlib import suppress
 from typing import Any, Protocol
 
-from flask import Flask, current_app, request
+from flask import Flask, current_app, g, request
 from limits import RateLimitItem, parse
 from limits.storage import storage_from_string
 from limits.strategies import MovingWindowRateLimiter
 
 from webapp import protocol
 from webapp.services import GameError
+from webapp.services.seats import new_token
 from webapp.web.config import DEFAULTS
 from webapp.web.identity import identity
+from webapp.web.origin import may_set_identity
 
 #: What is counted, and the config keys of its limits (per identity, per address).
 #: A limit is a ``limits`` string ("10/minute", "100/hour;1000/day"); None or "" = no limit.
@@ -215,3 +218,32 @@ def admit(kind: str, *, per_address: bool = True) -> None:
     browser = identity()
     address = request.remote_addr if per_address or browser is None else None
     admission.check(kind, browser, address)
+
+
+class IdentityRefused(GameError):
+    """No identity is minted for a request from another site (which the app refuses anyway)."""
+
+    def __init__(self) -> None:
+        message = "No identity is given to a request from another site."
+        super().__init__(protocol.CROSS_SITE, message, 403)
+
+
+def ensure_identity() -> str:
+    """The request's identity; a new one (set as a cookie on the response) if it has none.
+
+    Raises ``RateLimited`` past the address's limit of new identities, and
+    ``IdentityRefused`` on a cross-site request (which the app refuses anyway).
+    """
+    token = identity()
+    if token is None:
+        if not may_set_identity():
+            raise IdentityRefused()
+        admit("identity")
+        token = g.new_identity = new_token()
+    return token
+
+
+def offer_identity() -> None:
+    """Give the request an identity if it may have one (a page: its visitor may only watch)."""
+    with suppress(GameError):  # past the address's limit of new identities, or cross-site
+        ensure_identity()

@@ -8,8 +8,6 @@ nothing. Seats belong to the browser's identity cookie (``identity.py``).
 
 from __future__ import annotations
 
-from typing import Any
-
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
 from webapp import protocol
@@ -20,10 +18,17 @@ from webapp.services.positions import preview, typed_moves
 from webapp.services.review import Reviews
 from webapp.services.seats import token_hash
 from webapp.store import GameRecord
-from webapp.web import waiters
-from webapp.web.admission import admit
-from webapp.web.common import RETRY_SECONDS, game_error, next_game, service
-from webapp.web.identity import ensure_identity, identity, token_for
+from webapp.web import friend_games, waiters
+from webapp.web.admission import admit, ensure_identity
+from webapp.web.common import (
+    RETRY_SECONDS,
+    friend_game,
+    game_error,
+    json_body,
+    next_game,
+    service,
+)
+from webapp.web.identity import identity, token_for
 from webapp.web.waiters import waiting_place
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -45,17 +50,6 @@ def init_app(app: Flask, pool: Pool) -> None:
     app.extensions["lookahead_analyses"] = analyses
     waiters.init_app(app)
     app.extensions["lookahead_reviews"] = Reviews(analyses)
-
-
-def json_body() -> dict[str, Any]:
-    """The request's JSON object; malformed or over-deep JSON is a 400, never a 500."""
-    try:
-        body = request.get_json(silent=True)
-    except RecursionError:  # the json module gives up on deep nesting with this, not ValueError
-        body = None
-    if not isinstance(body, dict):
-        raise GameError(protocol.BAD_REQUEST, "The request body must be a JSON object.")
-    return body
 
 
 def created(record: GameRecord, token: str) -> Response:
@@ -89,8 +83,6 @@ def create_game() -> Response:
     unknown = set(body) - {"game", "settings", "moves", "opponent"}
     if unknown:
         raise GameError(protocol.BAD_REQUEST, f"Unknown fields: {', '.join(sorted(unknown))}.")
-    from webapp.web import friend_games  # it imports this module's helpers
-
     if friend_games.requested_opponent(body) == "friend":
         if body.get("moves"):
             raise GameError(protocol.BAD_REQUEST, "A game between two people starts empty.")
@@ -115,9 +107,7 @@ def my_games() -> Response:
 
 @bp.get("/games/<game_id>")
 def game_state(game_id: str) -> Response:
-    from webapp.web import friend_games
-
-    record = friend_games.friend_game(game_id)
+    record = friend_game(game_id)
     if record is not None:
         return jsonify(friend_games.friends().state(record, identity()))
     return jsonify(service().state(game_id, token_for(game_id)))
@@ -193,8 +183,6 @@ def review(game_id: str) -> Response:
     ``class: null``); when it is not 0, ``Retry-After`` says when asking again may know more.
     """
     admit("analyse")
-    from webapp.web import friend_games
-
     friend_games.check_analysis(game_id)  # fair play: no review while two people play
     record = service().get(game_id)
     reviews: Reviews = current_app.extensions["lookahead_reviews"]

@@ -32,6 +32,7 @@ from webapp.web import (
     admission,
     api,
     body_limit,
+    error_pages,
     friend_games,
     friend_sockets,  # noqa: F401  (importing it registers its handlers)
     headers,
@@ -96,7 +97,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(tree.bp)
-    pages.register_error_pages(app)
+    error_pages.register_error_pages(app)
     origin.init_app(app)  # first: a cross-site request changes nothing
     body_limit.init_app(app)
     headers.init_app(app)

@@ -1,9 +1,12 @@
 """What the JSON API, the pages, the tree and the Socket.IO handlers share: the app's
-game service, a player's next game, and the JSON answer to a refusal."""
+game service, a player's next game, a request's JSON body, the JSON answer to a refusal,
+and what is refused in a game between two people."""
 
 from __future__ import annotations
 
-from flask import Response, current_app, jsonify
+from typing import Any
+
+from flask import Response, current_app, jsonify, request
 
 from webapp import protocol
 from webapp.services import GameError, GameService
@@ -29,9 +32,7 @@ def next_game(game_id: object, swap: bool, owner: str | None) -> GameRecord:
     identity, so that chain of games ends with it.
     """
     admit("create")
-    from webapp.web import friend_games  # it imports this module
-
-    friend_games.refuse_engine_action(game_id, "A new game or rematch from here")
+    refuse_engine_action(game_id, "A new game or rematch from here")
     token = token_for(game_id)
     if has_legacy_seat(game_id) and owner is None:
         raise GameError(protocol.BAD_REQUEST, "Reload the page to start the next game.")
@@ -47,3 +48,28 @@ def game_error(error: GameError) -> tuple[Response, int]:
     elif error.code == protocol.BUSY:
         response.headers["Retry-After"] = str(RETRY_SECONDS)
     return response, error.status
+
+
+def json_body() -> dict[str, Any]:
+    """The request's JSON object; malformed or over-deep JSON is a 400, never a 500."""
+    try:
+        body = request.get_json(silent=True)
+    except RecursionError:  # the json module gives up on deep nesting with this, not ValueError
+        body = None
+    if not isinstance(body, dict):
+        raise GameError(protocol.BAD_REQUEST, "The request body must be a JSON object.")
+    return body
+
+
+def friend_game(game_id: object) -> GameRecord | None:
+    """The game if it is one between two people (None: an engine game)."""
+    record = service().get(game_id)
+    return record if record.friend is not None else None
+
+
+def refuse_engine_action(game_id: object, action: str) -> None:
+    """Undo, settings and the engine's next games are not for a game between two people."""
+    if friend_game(game_id) is not None:
+        raise GameError(
+            protocol.BAD_REQUEST, f"{action} is for games against the engine: use an offer."
+        )

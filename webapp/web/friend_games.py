@@ -22,10 +22,9 @@ from webapp.services import GameError
 from webapp.services.friends import Friends, invite_url, room
 from webapp.services.presence import SharedPresence
 from webapp.store import GameRecord
-from webapp.web.admission import admit
-from webapp.web.api import json_body
-from webapp.web.common import game_error, service
-from webapp.web.identity import ensure_identity, identity
+from webapp.web.admission import admit, ensure_identity
+from webapp.web.common import friend_game, game_error, json_body, service
+from webapp.web.identity import identity
 
 #: Seconds a presence read or write may take before it counts as Redis failing (short:
 #: a friend game's updates wait on it holding the game's lock, and a failure only
@@ -80,12 +79,6 @@ def take_seat(game_id: str) -> Response:
     return jsonify(friends().state(record, token))
 
 
-def friend_game(game_id: object) -> GameRecord | None:
-    """The game if it is one between two people (None: an engine game)."""
-    record = service().get(game_id)
-    return record if record.friend is not None else None
-
-
 def join(record: GameRecord, sid: str) -> dict[str, Any]:
     """Enter the viewer's room of the game (a player's side, or the spectators'), and get
     its state; a player's socket counts as that player being here."""
@@ -107,14 +100,6 @@ def check_analysis(game_id: object) -> None:
     record = friend_game(game_id)
     if record is not None and not friends().analysis_allowed(record, identity()):
         raise GameError(protocol.FAIR_PLAY, "No engine analysis of this game while it is played.")
-
-
-def refuse_engine_action(game_id: object, action: str) -> None:
-    """Undo, settings and the engine's next games are not for a game between two people."""
-    if friend_game(game_id) is not None:
-        raise GameError(
-            protocol.BAD_REQUEST, f"{action} is for games against the engine: use an offer."
-        )
 
 
 def requested_opponent(body: dict[str, Any]) -> str:

@@ -16,7 +16,8 @@ token) are accepted while their token owns a game in the store, and re-issued
 signed on that response: nobody loses their games, and an invented bare token
 (it owns nothing) gives nothing.
 
-New identities are counted per address (``RATE_LIMIT_IDENTITIES_PER_ADDRESS``):
+New identities are minted by ``admission.ensure_identity``, counted per address
+(``RATE_LIMIT_IDENTITIES_PER_ADDRESS``):
 past it, a page is served without one (its visitor watches), and a creation
 is refused (429). No identity is minted, nor any cookie set, on a refused
 request or a cross-site one (``origin.py``; a link followed in the tab
@@ -36,16 +37,13 @@ import os
 import re
 import secrets
 import time
-from contextlib import suppress
 from pathlib import Path
 
 from flask import Flask, current_app, g, request
 from itsdangerous import BadSignature, Signer
 from werkzeug.wrappers import Response as BaseResponse
 
-from webapp import protocol
-from webapp.services import GameError
-from webapp.services.seats import cookie_name, new_token, token_hash
+from webapp.services.seats import cookie_name, token_hash
 from webapp.web.origin import may_set_identity
 
 #: The identity cookie's name.
@@ -67,14 +65,6 @@ _CHECKED = "identity_checked"
 _CARRIED = "lookahead.identity"
 
 
-class IdentityRefused(GameError):
-    """No identity is minted for a request from another site (which the app refuses anyway)."""
-
-    def __init__(self) -> None:
-        message = "No identity is given to a request from another site."
-        super().__init__(protocol.CROSS_SITE, message, 403)
-
-
 def identity() -> str | None:
     """The identity token this request carries (checked once) or was just given, if any."""
     given: str | None = g.get("new_identity")
@@ -87,29 +77,6 @@ def identity() -> str | None:
         setattr(g, _CHECKED, carried)
     checked: str = g.get(_CHECKED)
     return checked or None
-
-
-def ensure_identity() -> str:
-    """The request's identity; a new one (set as a cookie on the response) if it has none.
-
-    Raises ``RateLimited`` past the address's limit of new identities, and
-    ``IdentityRefused`` on a cross-site request (which the app refuses anyway).
-    """
-    token = identity()
-    if token is None:
-        if not may_set_identity():
-            raise IdentityRefused()
-        from webapp.web.admission import admit  # admission reads identity(): import here
-
-        admit("identity")
-        token = g.new_identity = new_token()
-    return token
-
-
-def offer_identity() -> None:
-    """Give the request an identity if it may have one (a page: its visitor may only watch)."""
-    with suppress(GameError):  # past the address's limit of new identities, or cross-site
-        ensure_identity()
 
 
 def token_for(game_id: object) -> str | None:

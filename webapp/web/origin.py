@@ -31,6 +31,7 @@ from urllib.parse import urlsplit
 from flask import Flask, Response, jsonify, request
 
 from webapp import protocol
+from webapp.web.error_pages import error_page
 
 #: The methods that may change something (GET and HEAD never do here).
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -75,8 +76,6 @@ def refuse_cross_site() -> Response | tuple[str, int] | None:
         response = jsonify({"error": {"code": protocol.CROSS_SITE, "message": MESSAGE}})
         response.status_code = 403
         return response
-    from webapp.web.pages import error_page  # pages imports identity, which imports this
-
     return error_page(MESSAGE, 403, FORBIDDEN_WORDS)
 
 

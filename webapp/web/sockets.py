@@ -23,7 +23,7 @@ from webapp import protocol
 from webapp.services import GameError
 from webapp.services.state import game_url
 from webapp.web.admission import admit
-from webapp.web.common import next_game, service
+from webapp.web.common import friend_game, next_game, refuse_engine_action, service
 from webapp.web.extensions import socketio
 from webapp.web.identity import identity, requester
 from webapp.web.identity import token_for as seat_token  # on_join's name for it
@@ -96,7 +96,7 @@ def on_join(payload: Payload) -> Payload:
 def on_move(payload: Payload) -> Payload:
     game_id = payload["game_id"]
     # A game known to be against the engine is read once per move (under its lock), not twice.
-    if not service().known_engine_game(game_id) and friend_games.friend_game(game_id) is not None:
+    if not service().known_engine_game(game_id) and friend_game(game_id) is not None:
         friends = friend_games.friends()
         friends.move(game_id, payload.get("move"), identity(), payload.get("ply"))
         return {"ok": True}
@@ -107,7 +107,7 @@ def on_move(payload: Payload) -> Payload:
 @handles(protocol.UNDO)
 def on_undo(payload: Payload) -> Payload:
     game_id = payload["game_id"]
-    friend_games.refuse_engine_action(game_id, "Undo")
+    refuse_engine_action(game_id, "Undo")
     service().undo(game_id, seat_token(game_id))
     return {"ok": True}
 
@@ -117,7 +117,7 @@ def on_settings(payload: Payload) -> Payload:
     game_id = payload["game_id"]
     if "settings" not in payload:
         raise GameError(protocol.BAD_REQUEST, "settings needs a settings object.")
-    friend_games.refuse_engine_action(game_id, "Changing the engine's settings")
+    refuse_engine_action(game_id, "Changing the engine's settings")
     service().change_settings(game_id, payload["settings"], seat_token(game_id))
     return {"ok": True}
 

@@ -22,8 +22,8 @@ from webapp.services.compare import Comparisons
 from webapp.services.tree import Trees, tree_request
 from webapp.web.admission import admit
 from webapp.web.common import game_error
+from webapp.web.error_pages import error_page
 from webapp.web.identity import requester
-from webapp.web.pages import error_page
 from webapp.web.waiters import waiting_place
 
 bp = Blueprint("tree", __name__)

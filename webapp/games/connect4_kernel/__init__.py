@@ -10,12 +10,15 @@ Modules, one role each (after Pascal Pons' solver):
 * ``borrow``    arrays passed down the recursion without reference counting
 * ``depth``     depth-limited minimax and alpha-beta with the heuristic
 * ``book``      the opening book file and its lookup
+* ``files``     the 12-stone database's file: where it is, its size (no numba)
 * ``database``  the 12-stone database (package ``bitbully-databases``) as book entries
 * ``native``    ``KernelEngine``: the primitives the engine's driver runs
-* ``warmup``    compile (or load from the cache) everything at worker start
+* ``warmup``    ``warm_up()``: compile (or load from the cache) everything at worker start
 * ``book_build`` the command that generates the book
 
-Importing this package is cheap: numba is imported only by ``load_native()``.
+Importing this package is cheap: numba is imported only by ``load_native()``. The
+kernel reads the board from ``webapp.games.connect4_layout``, never from the rules
+(``connect4``), which open it through ``load_native``.
 """
 
 from __future__ import annotations
@@ -23,14 +26,17 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-log = logging.getLogger(__name__)
+from webapp.games.connect4_kernel.files import (
+    DATABASE_ENTRIES,
+    DATABASE_RECORD_BYTES,
+    database_file,
+)
 
-#: Records of the 12-stone database's file, 5 bytes each (see ``database``).
-DATABASE_ENTRIES = 4_200_899
-DATABASE_RECORD_BYTES = 5
+__all__ = ["DATABASE_ENTRIES", "database_file", "database_status", "load_native"]
+
+log = logging.getLogger(__name__)
 
 _native: Callable[..., Any] | None = None
 _tried = False
@@ -48,25 +54,6 @@ def load_native() -> Callable[..., Any] | None:
         else:
             _native = open_engine
     return _native
-
-
-def warm_up() -> float:
-    """Compile (or load from numba's cache) every kernel and allocate the table; seconds.
-
-    Call once per worker process at start-up so no user's move pays for it.
-    """
-    from webapp.games.connect4_kernel.warmup import warm_up as run
-
-    return run()
-
-
-def database_file() -> Path | None:
-    """The file of the 12-stone database (with distances), None without its package."""
-    try:
-        from bitbully_databases import BitBullyDatabases
-    except ImportError:
-        return None
-    return Path(BitBullyDatabases.get_database_path("12-ply-dist"))
 
 
 def database_status() -> str:

@@ -38,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
-from webapp.games.connect4 import CELLS, WIDTH, Connect4, has_line
+from webapp.games.connect4 import Connect4, has_line
 from webapp.games.connect4_kernel.book import (
     DEFAULT_PATH,
     BookError,
@@ -49,6 +49,7 @@ from webapp.games.connect4_kernel.book import (
     write_book,
 )
 from webapp.games.connect4_kernel.position import mirror_key
+from webapp.games.connect4_layout import CELLS, WIDTH
 
 #: Table slots per worker: 2**24 (256 MiB), far more than a web worker needs.
 WORKER_TABLE_BITS = 24

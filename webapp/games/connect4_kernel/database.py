@@ -33,9 +33,9 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from webapp.games.connect4_kernel import DATABASE_ENTRIES as ENTRIES
 from webapp.games.connect4_kernel import book as book_
-from webapp.games.connect4_kernel import database_file
+from webapp.games.connect4_kernel.files import DATABASE_ENTRIES as ENTRIES
+from webapp.games.connect4_kernel.files import database_file
 from webapp.games.connect4_kernel.position import U0, U1, mirror_key
 
 log = logging.getLogger(__name__)

@@ -22,7 +22,6 @@ from numba import njit
 
 from webapp.engine import scores
 from webapp.engine.scores import INFINITY
-from webapp.games.connect4 import CELLS, WIDTH
 from webapp.games.connect4_kernel import control as c
 from webapp.games.connect4_kernel import table as tt
 from webapp.games.connect4_kernel.position import (
@@ -38,6 +37,7 @@ from webapp.games.connect4_kernel.position import (
 )
 from webapp.games.connect4_kernel.solver import check_limits
 from webapp.games.connect4_kernel.sorter import MAX_SORT_SCORE, ROW, cell_of, insert, sort_key
+from webapp.games.connect4_layout import CELLS, WIDTH
 
 WIN_NOW, BLOCK = MAX_SORT_SCORE, MAX_SORT_SCORE - 1
 MINIMAX, ALPHABETA = 0, 1

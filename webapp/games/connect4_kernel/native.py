@@ -26,14 +26,13 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from webapp.engine.driver import Budget
 from webapp.engine.results import Stop
 from webapp.engine.scores import INFINITY
-from webapp.games.connect4 import CELLS, WIDTH, Connect4
 from webapp.games.connect4_kernel import book as book_
 from webapp.games.connect4_kernel import control as c
 from webapp.games.connect4_kernel import database as database_
@@ -41,6 +40,10 @@ from webapp.games.connect4_kernel import depth as dl
 from webapp.games.connect4_kernel import solver
 from webapp.games.connect4_kernel.sorter import new_scratch
 from webapp.games.connect4_kernel.table import new_table, next_generation
+from webapp.games.connect4_layout import CELLS, WIDTH
+
+if TYPE_CHECKING:  # the rules import this package (``Connect4.native_engine``)
+    from webapp.games.connect4 import Connect4
 
 log = logging.getLogger(__name__)
 

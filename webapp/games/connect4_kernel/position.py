@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit
 
 from webapp.engine.scores import HEURISTIC_LIMIT
-from webapp.games.connect4 import (
+from webapp.games.connect4_layout import (
     BOARD,
     BOTTOM,
     CELLS,

@@ -25,7 +25,6 @@ import numpy as np
 from numba import njit
 
 from webapp.engine import scores
-from webapp.games.connect4 import CELLS, WIDTH
 from webapp.games.connect4_kernel import book as book_
 from webapp.games.connect4_kernel import control as c
 from webapp.games.connect4_kernel import table as tt
@@ -45,6 +44,7 @@ from webapp.games.connect4_kernel.position import (
     winning_cells,
 )
 from webapp.games.connect4_kernel.sorter import MAX_SORT_SCORE, ROW, cell_of, insert, sort_key
+from webapp.games.connect4_layout import CELLS, WIDTH
 
 #: Returned by the drivers when the search was stopped before it had a value.
 STOPPED = -1000
