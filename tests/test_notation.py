@@ -75,6 +75,20 @@ def test_typed_sequences_are_normalised(game: str, typed: str, moves: str) -> No
             "Move 8 (3): the game is already over.",
         ),
         (
+            "connect4",
+            "d4",  # a chess square, not columns 4 and 4
+            "move 1 of 'd4': move 'd4': letters and digits in one word: "
+            "write the columns as 1-7 or as a-g",
+            "Move 1 (d4): letters and digits in one word: write the columns as 1-7 or as a-g.",
+        ),
+        (
+            "connect4",
+            "4 4 e5",
+            "move 3 of '4 4 e5': move 'e5': letters and digits in one word: "
+            "write the columns as 1-7 or as a-g",
+            "Move 3 (e5): letters and digits in one word: write the columns as 1-7 or as a-g.",
+        ),
+        (
             "tictactoe",
             "11",
             "move 2 of '11': move '1': cell 1 is taken",

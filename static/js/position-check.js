@@ -11,6 +11,8 @@ import { gameInfo, lineThrough, replay } from "./rules.js";
 const SEPARATORS = /[\s,;.-]+/g;
 /** Connect Four's columns as letters, left to right. */
 const COLUMN_LETTERS = "abcdefg";
+/** Why a word with both letters and digits is refused (notation.py's MIXED). */
+const MIXED = "letters and digits in one word: write the columns as 1-7 or as a-g";
 /** The most positions the backward search looks at (notation.py's STATES_SEARCHED). */
 const STATES_SEARCHED = 5_000;
 
@@ -24,6 +26,13 @@ const STATES_SEARCHED = 5_000;
 export function readSequence(game, text) {
   const info = gameInfo(game);
   let moves = "";
+  if (info.name === "connect4") { // "d4" is a chess square, not two columns: say so, never guess
+    let before = 0;
+    for (const word of text.trim().split(SEPARATORS)) {
+      if (/[a-g]/i.test(word) && /\d/.test(word)) return { moves: null, error: `Move ${before + 1} (${word}): ${MIXED}.` };
+      before += word.length;
+    }
+  }
   const typed = [...text.trim().replace(SEPARATORS, "")];
   for (const [index, move] of typed.entries()) {
     const refuse = (/** @type {string} */ reason) => ({ moves: null, error: `Move ${index + 1} (${move}): ${reason}.` });

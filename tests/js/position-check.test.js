@@ -25,6 +25,11 @@ test("every bad sequence names the move and the reason, as the server does", () 
   assert.equal(refused("tictactoe", "0"), "Move 1 (0): '0' is not a cell (1-9).");
   assert.equal(refused("tictactoe", "1425374"), "Move 6 (7): the game is already over.");
   assert.equal(refused("connect4", "aaaaaaa"), "Move 7 (a): column 1 is full.");
+  // A word mixing letters and digits is a chess square, not two columns (notation.py's MIXED).
+  const mixed = "letters and digits in one word: write the columns as 1-7 or as a-g.";
+  assert.equal(refused("connect4", "d4"), `Move 1 (d4): ${mixed}`);
+  assert.equal(refused("connect4", "4 4 e5"), `Move 3 (e5): ${mixed}`);
+  assert.equal(readSequence("connect4", "a g 4").moves, "174"); // words of one kind each may mix
 });
 
 /** A drawn board from rows of "x", "o" and "." (top row first). */

@@ -34,6 +34,8 @@ from webapp.games.tictactoe import LINES
 SEPARATORS = re.compile(r"[\s,;.\-]+")
 #: Connect Four's columns as letters, left to right (the gamesolver.org habit).
 COLUMN_LETTERS = "abcdefg"
+#: Why a Connect Four word with both letters and digits ("d4", a chess square) is refused.
+MIXED = "letters and digits in one word: write the columns as 1-7 or as a-g"
 #: The players' names by game, first player first (as the pages say them).
 PLAYERS = {"connect4": ("Red", "Yellow"), "tictactoe": ("X", "O")}
 #: A drawn board's cells: row by row from the top left, one character each.
@@ -89,6 +91,12 @@ def normalize_moves(game_name: str, text: str) -> str:
     game = _game(game_name)
     if not isinstance(text, str):
         raise IllegalMoveError("moves must be text, like 4453")
+    if game.name == "connect4":  # "d4" is no pair of columns: refuse it rather than guess
+        before = 0
+        for word in SEPARATORS.split(text.strip()):
+            if any(c in COLUMN_LETTERS for c in word.lower()) and any(c.isdigit() for c in word):
+                raise NotationError(text, before + 1, word, MIXED)
+            before += len(word)
     out: list[str] = []
     for ply, typed in enumerate(SEPARATORS.sub("", text.strip()), start=1):
         digit = typed
