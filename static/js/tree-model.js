@@ -232,3 +232,25 @@ export function kindWords(/** @type {Tree} */ tree, /** @type {TreeNodeData} */ 
     default: return tree.truncated ? "still open when the trace reached its node limit" : "being searched";
   }
 }
+
+/**
+ * Who moves at `node`, in words: nobody once the game is over there (a terminal node).
+ * @param {TreeNodeData} node
+ * @param {string[]} players the marks, the root's side to move first
+ */
+export function sideToMoveWords(node, players) {
+  if (node.kind === "terminal") return "nobody: the game is over here";
+  return isMax(node) ? `Max (${players[0]}): takes the largest value` : `Min (${players[1]}): takes the smallest value`;
+}
+
+/**
+ * A compared pane's counter at shared step `step` (0-based): how many of its nodes are
+ * visited, or where it finished once its search is done and the other still runs.
+ * @param {number} nodes the pane's trace length
+ * @param {number} step
+ * @param {(n: number) => string} count how a number is written
+ */
+export function paneProgress(nodes, step, count) {
+  if (step >= nodes - 1) return `Finished at node ${count(nodes)}`;
+  return `Visited ${count(step + 1)} of ${count(nodes)}`;
+}

@@ -130,7 +130,7 @@ function render({ follow = true } = {}) {
     view.fit(); // a new iteration: its tree from the top
   }
   if (follow) {
-    if (state.other) view.follow(step); // beside another pane: the whole tree while it fits
+    if (state.other) view.follow(step, step >= tree.nodes.length - 1); // beside another pane: the whole tree while it fits, from its root once done
     else view.center(step);
   }
   renderOther({ follow });
@@ -201,12 +201,12 @@ function renderDetails(id, preview = false) {
   const node = tree.nodes[id];
   const known = M.doneAt(node) <= step;
   const moves = M.movesTo(tree, id);
-  const who = M.isMax(node) ? `Max (${info.players[request.moves.length % 2]})` : `Min (${info.players[(request.moves.length + 1) % 2]})`;
+  const players = [info.players[request.moves.length % 2], info.players[(request.moves.length + 1) % 2]];
   $("detail-title").textContent = node.parent === null
     ? `Node ${id + 1}: the root, iteration ${node.iteration}`
     : `Node ${id + 1}: after ${info.moveNoun}${moves.length > 1 ? "s" : ""} ${moves.split("").join(" ")}`;
   const rows = [
-    ["To move", `${who}: ${M.isMax(node) ? "takes the largest value" : "takes the smallest value"}`],
+    ["To move", M.sideToMoveWords(node, players)],
     ["Value", known ? `${M.valueText(node.value, node.bound)}: ${boundWords(node)}${M.valueWords(node.value)}` : "not known yet (its search is not finished)"],
   ];
   if (tree.algorithm === "alphabeta") rows.push(["Window", `${M.windowText(node)}${windowWords(node)}`]);
@@ -254,11 +254,13 @@ function goTo(/** @type {number} */ step, /** @type {{follow?: boolean, select?:
   if (!state.playing) announce();
 }
 
+/** Say the node the details show (after "Next cut-off", the cut node, not the step's). */
 function announce() {
-  const node = state.tree.nodes[state.step];
-  const words = node.parent === null ? `Iteration to depth ${node.iteration} starts.`
-    : `Node ${node.id + 1}: ${info.moveNoun} ${node.move}, ${M.isMax(node) ? "Max" : "Min"} to move.`;
-  $("announcer").textContent = words;
+  const node = state.tree.nodes[state.selected];
+  const mover = node.kind === "terminal" ? "game over" : `${M.isMax(node) ? "Max" : "Min"} to move`;
+  const words = node.parent === null ? `Node ${node.id + 1}: iteration to depth ${node.iteration} starts.`
+    : `Node ${node.id + 1}: ${info.moveNoun} ${node.move}, ${mover}${node.cut && M.doneAt(node) <= state.step ? ", a cut-off" : ""}.`;
+  $("announcer").textContent = state.selected === state.clock ? words : `Step ${count(state.clock + 1)}, showing ${words}`;
 }
 
 let frame = null;
@@ -393,9 +395,9 @@ async function compare() {
   }
 }
 
-/** A pane's counter: "Node 25 of 7,332 · depth 7 pass: 7,332". */
+/** A pane's counter: "Visited 25 of 7,332 · depth 7 pass: 7,332" ("Finished at node 1,314" once done). */
 function paneCounts(/** @type {Tree} */ tree, /** @type {number} */ step) {
-  return `Node ${count(step + 1)} of ${count(tree.nodes.length)} \u00b7 ${M.passWords(tree.iterations, tree.node_count ?? tree.nodes.length, count)}`;
+  return `${M.paneProgress(tree.nodes.length, step, count)} \u00b7 ${M.passWords(tree.iterations, tree.node_count ?? tree.nodes.length, count)}`;
 }
 
 let otherRoot = null;
@@ -411,7 +413,7 @@ function renderOther({ follow = true } = {}) {
     otherRoot = drawn.rootId;
     otherView.fit();
   }
-  if (follow) otherView.follow(step);
+  if (follow) otherView.follow(step, step >= tree.nodes.length - 1);
   $("tree-other-counts").textContent = paneCounts(tree, step);
 }
 

@@ -161,13 +161,13 @@ function drawLevels(levels, height) {
  * @param {TreeScene} scene
  */
 function nodeLabel(node, item, scene) {
-  const who = isMax(node) ? "Max" : "Min";
+  const who = node.kind === "terminal" ? "game over" : `${isMax(node) ? "Max" : "Min"} to move`;
   const move = node.move === null ? "the root position" : `${scene.moveNoun} ${node.move}`;
   const known = node.id + Math.max(node.size, 1) - 1 <= scene.step;
   const value = known ? `value ${valueText(node.value, node.bound)}` : "value not known yet";
   const extra = [node.cut ? "cut off" : "", node.tt_hit !== null ? "table hit" : "",
     item.collapsed ? `${item.hiddenCount} nodes folded` : ""].filter(Boolean).join(", ");
-  return `Node ${node.id + 1}, ${move}, ${who} to move, ${value}${extra ? `, ${extra}` : ""}`;
+  return `Node ${node.id + 1}, ${move}, ${who}, ${value}${extra ? `, ${extra}` : ""}`;
 }
 
 /**

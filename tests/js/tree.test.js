@@ -4,8 +4,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { COLUMN, ROW, STUB_COLUMN, countShown, layoutTree } from "../../static/js/tree-layout.js";
 import {
-  bestLine, buildTree, countUpTo, cutReason, doneAt, isMax, lastComplete, movesTo, nextCut, passWords,
-  pathTo, rootOf, shortValue, valueText, valueWords, visitedLines, windowText,
+  bestLine, buildTree, countUpTo, cutReason, doneAt, isMax, lastComplete, movesTo, nextCut, paneProgress, passWords,
+  pathTo, rootOf, shortValue, sideToMoveWords, valueText, valueWords, visitedLines, windowText,
 } from "../../static/js/tree-model.js";
 
 /**
@@ -213,4 +213,17 @@ test("the pass counts set the last pass alone beside the total of every iteratio
   assert.deepEqual(lastComplete(cut), cut[0]);
   assert.equal(lastComplete([{ depth: 9, nodes: 100, complete: false }]), null);
   assert.equal(lastComplete(undefined), null);
+});
+
+test("a compared pane counts its visited nodes, then says where it finished", () => {
+  assert.equal(paneProgress(1314, 24, count), "Visited 25 of 1,314");
+  assert.equal(paneProgress(1314, 1313, count), "Finished at node 1,314");
+  assert.equal(paneProgress(1314, 7331, count), "Finished at node 1,314"); // the other pane runs on
+});
+
+test("nobody moves at a terminal node; elsewhere Max or Min, with their mark", () => {
+  const players = ["X", "O"];
+  assert.equal(sideToMoveWords(node(9, 5, 3, "g", { kind: "terminal" }), players), "nobody: the game is over here");
+  assert.equal(sideToMoveWords(node(1, 0, 1, "a"), players), "Min (O): takes the smallest value");
+  assert.equal(sideToMoveWords(node(2, 1, 2, "c", { kind: "leaf" }), players), "Max (X): takes the largest value");
 });
