@@ -39,20 +39,24 @@ export function zoomBy(state, factor) {
 }
 
 /**
- * Bring node `id` into view if it is not (`force`: centre it anyway).
+ * Bring node `id` into view if it is not (`force`: centre it anyway; `keepRoot`: the
+ * drawing's root too, whenever both fit across the box at the zoom).
  * @param {TreeViewState} state
  * @param {number} id
  * @param {boolean} [force]
+ * @param {boolean} [keepRoot]
  */
-export function centerOn(state, id, force = false) {
+export function centerOn(state, id, force = false, keepRoot = false) {
   const view = state.camera;
   const item = state.byId.get(id);
   if (!item) return;
   const box = state.root.getBoundingClientRect();
-  const sx = view.x + item.x * view.k;
+  const rootItem = state.scene ? state.scene.layout.items[0] : item; // the layout places the root first
+  const across = (/** @type {any} */ at) => { const sx = view.x + at.x * view.k; return sx > MARGIN && sx < box.width - MARGIN; };
   const sy = view.y + item.y * view.k;
-  const inside = sx > MARGIN && sx < box.width - MARGIN && sy > MARGIN / 2 && sy < box.height - MARGIN;
-  if (inside && !force) return;
+  const inside = across(item) && sy > MARGIN / 2 && sy < box.height - MARGIN;
+  const rootFits = keepRoot && Math.abs(item.x - rootItem.x) * view.k <= box.width - 2 * MARGIN;
+  if (inside && !force && (!rootFits || across(rootItem))) return;
   // Keep the rows from the root down to the node in view: zoom out as far as labels stay
   // readable, then keep the top row in view if the node is then in view too; else the
   // node a third of the way down.
@@ -60,7 +64,10 @@ export function centerOn(state, id, force = false) {
   const fits = (box.height - MARGIN) / height;
   if (fits < view.k && fits >= smallestZoom(box)) view.k = fits;
   const top = MARGIN / 2 + 4;
-  view.x = box.width / 2 - item.x * view.k;
+  // Across: the root and the node both, centred, when they fit at this zoom (a pane that
+  // follows keeps its root in view); else the node at the centre.
+  const spanFits = keepRoot && Math.abs(item.x - rootItem.x) * view.k <= box.width - 2 * MARGIN;
+  view.x = box.width / 2 - (spanFits ? (item.x + rootItem.x) / 2 : item.x) * view.k;
   view.y = top + item.y * view.k <= box.height - MARGIN
     ? top
     : Math.min(box.height / 3, box.height - MARGIN) - item.y * view.k;
@@ -81,19 +88,22 @@ function fittingZoom(/** @type {TreeViewState} */ state, /** @type {DOMRect} */ 
 /**
  * Keep node `id` in view the way a pane beside another does: the whole drawing while it
  * fits at a readable zoom (both panes read at a glance), else the least readable zoom
- * around `id` (pan for the rest). A camera the reader moved is only panned.
+ * around `id` (pan for the rest), the root too when both fit across. A finished search
+ * (`done`) is shown from its root, as Fit does: its result, not its last visit. A camera
+ * the reader moved is only panned.
  * @param {TreeViewState} state
  * @param {number} id
+ * @param {boolean} [done]
  */
-export function follow(state, id) {
+export function follow(state, id, done = false) {
   const box = state.root.getBoundingClientRect();
   if (state.camera.moved) centerOn(state, id);
-  else if (fittingZoom(state, box) >= smallestZoom(box)) fitAll(state);
+  else if (done || fittingZoom(state, box) >= smallestZoom(box)) fitAll(state);
   else {
     const k = smallestZoom(box);
     const zoomed = k !== state.camera.k;
     state.camera.k = k;
-    centerOn(state, id, zoomed); // a new zoom moves every node: place this one again
+    centerOn(state, id, zoomed, true); // a new zoom moves every node: place this one again
   }
 }
 

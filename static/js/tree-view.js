@@ -5,7 +5,7 @@
 // this module puts them together behind a small API.
 //
 // API: createTreeView(host, {label, onSelect, onToggle}) returns
-//   {draw(scene), center(id), follow(id), fit(), zoomBy(factor), element, focusSelected()}.
+//   {draw(scene), center(id), follow(id, done), fit(), zoomBy(factor), element, focusSelected()}.
 // scene: {tree, layout, step, current, selected, best: Set, skipped: Set|null,
 //         moveNoun}. The view holds no search state: the page
 // decides what is shown and calls draw again.
@@ -27,7 +27,7 @@ export function createTreeView(host, { label, onSelect, onToggle }) {
   return {
     draw: (/** @type {import("./tree-render.js").TreeScene} */ scene) => drawScene(state, scene, onSelect),
     center: (/** @type {number} */ id, force = false) => centerOn(state, id, force),
-    follow: (/** @type {number} */ id) => follow(state, id),
+    follow: (/** @type {number} */ id, done = false) => follow(state, id, done),
     fit: () => fitAll(state),
     zoomBy: (/** @type {number} */ factor) => zoomBy(state, factor),
     element: state.root,

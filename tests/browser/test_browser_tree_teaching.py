@@ -174,12 +174,12 @@ def test_side_by_side_both_panes_step_on_one_clock_and_fit(sized: Page) -> None:
     page = sized
     load(page, LESSON)
     page.locator("#compare-button").click()
-    expect(page.locator("#tree-other-counts")).to_contain_text("Node 1 of 7,332")
+    expect(page.locator("#tree-other-counts")).to_contain_text("Visited 1 of 7,332")
     for _ in range(12):
         page.locator("#step-next").click()
     expect(page.locator("#step-text")).to_have_text("Step 13 of 7,332")
-    expect(page.locator("#tree-main-counts")).to_contain_text("Node 13 of 1,314")
-    expect(page.locator("#tree-other-counts")).to_contain_text("Node 13 of 7,332")
+    expect(page.locator("#tree-main-counts")).to_contain_text("Visited 13 of 1,314")
+    expect(page.locator("#tree-other-counts")).to_contain_text("Visited 13 of 7,332")
     for pane in ("#tree-main", "#tree-other-host"):
         expect(page.locator(f"{pane} .tree-node.current")).to_have_attribute("data-id", "12")
         page.locator(pane).scroll_into_view_if_needed()
@@ -189,10 +189,10 @@ def test_side_by_side_both_panes_step_on_one_clock_and_fit(sized: Page) -> None:
     fits_the_page(page)
     page.locator("#step-end").click()  # the clock runs until the longer search is done
     expect(page.locator("#step-text")).to_have_text("Step 7,332 of 7,332")
-    expect(page.locator("#tree-main-counts")).to_contain_text("Node 1,314 of 1,314")
-    expect(page.locator("#tree-other-counts")).to_contain_text("Node 7,332 of 7,332")
+    expect(page.locator("#tree-main-counts")).to_contain_text("Finished at node 1,314")
+    expect(page.locator("#tree-other-counts")).to_contain_text("Finished at node 7,332")
     page.locator("#step-back").click()
-    expect(page.locator("#tree-other-counts")).to_contain_text("Node 7,331 of 7,332")
+    expect(page.locator("#tree-other-counts")).to_contain_text("Visited 7,331 of 7,332")
     fits_the_page(page)
 
 
@@ -205,11 +205,75 @@ def test_after_next_cut_off_the_counter_names_the_node_the_title_shows(sized: Pa
     shown = re.match(r"Node (\d+):", title.text_content() or "")
     assert shown
     expect(page.locator("#step-text")).to_contain_text(f"showing node {shown.group(1)}")
+    # The screen reader hears the same node (it used to hear the step's node, one later).
+    expect(page.locator("#announcer")).to_contain_text(f"showing Node {shown.group(1)}:")
     page.locator("#step-next").click()  # a plain step: the counter and the title are one node
     step = re.match(r"Step (\d+) of", page.locator("#step-text").text_content() or "")
     assert step
     expect(title).to_contain_text(f"Node {step.group(1)}:")
     expect(page.locator("#step-text")).not_to_contain_text("showing")
+    expect(page.locator("#announcer")).to_have_text(re.compile(rf"^Node {step.group(1)}:"))
+
+
+def test_side_by_side_no_pane_names_another_node_than_the_details(sized: Page) -> None:
+    """Issue 19: after "Next cut-off" the pane header said "Node 25" beside "Node 24" in the
+    details. A pane counts what it visited, and says where it finished."""
+    page = sized
+    load(page, LESSON)
+    page.locator("#compare-button").click()
+    expect(page.locator("#tree-other-counts")).to_contain_text("Visited 1 of 7,332")
+    page.locator("#step-cut").click()
+    shown = re.match(r"Node (\d+):", page.locator("#detail-title").text_content() or "")
+    assert shown
+    for counts in ("#tree-main-counts", "#tree-other-counts"):
+        expect(page.locator(counts)).not_to_contain_text("Node")
+    page.evaluate("window.treeExplorer.goTo(2000)")  # alpha-beta is done, minimax runs on
+    expect(page.locator("#tree-main-counts")).to_contain_text("Finished at node 1,314")
+    expect(page.locator("#tree-other-counts")).to_contain_text("Visited 2,001 of 7,332")
+
+
+def test_at_a_terminal_node_nobody_is_to_move(sized: Page) -> None:
+    page = sized
+    load(page, LESSON)
+    terminal = page.evaluate(
+        "window.treeExplorer.state.tree.nodes.find((n) => n.kind === 'terminal').id"
+    )
+    page.evaluate(f"window.treeExplorer.goTo({terminal})")
+    details = page.locator("#detail-list")
+    expect(details).to_contain_text("the game is over here")
+    expect(details).to_contain_text("nobody")
+    expect(details).not_to_contain_text("Max (")
+    expect(details).not_to_contain_text("Min (")
+    expect(page.locator("#announcer")).to_contain_text("game over")
+
+
+def root_inside_its_pane(page: Page, pane: str) -> None:
+    """The drawing's root (its top node) is wholly inside the pane."""
+    page.wait_for_function(CAMERAS_STILL)
+    root = page.locator(f'{pane} .tree-node[aria-label*="the root position"]')
+    expect(root).to_have_count(1)
+    box, frame = root.bounding_box(), page.locator(pane).bounding_box()
+    assert box and frame
+    assert frame["x"] <= box["x"] and box["x"] + box["width"] <= frame["x"] + frame["width"], pane
+
+
+def test_side_by_side_following_keeps_each_root_in_its_pane(sized: Page) -> None:
+    """On a phone the panes follow their current node at a readable zoom: the root used to be
+    clipped at the left edge (after "Next cut-off"), and minimax's lost at "Last"."""
+    page = sized
+    load(page, LESSON)
+    page.locator("#compare-button").click()
+    expect(page.locator("#tree-other-counts")).to_contain_text("Visited 1 of 7,332")
+    page.locator("#step-cut").click()
+    for pane in ("#tree-main", "#tree-other-host"):
+        page.locator(pane).scroll_into_view_if_needed()
+        root_inside_its_pane(page, pane)
+        current_inside_its_pane(page, pane)
+    page.locator("#step-end").click()  # both done: each pane from its root, as Fit shows it
+    expect(page.locator("#tree-other-counts")).to_contain_text("Finished at node 7,332")
+    for pane in ("#tree-main", "#tree-other-host"):
+        page.locator(pane).scroll_into_view_if_needed()
+        root_inside_its_pane(page, pane)
 
 
 def test_cell_numbers_stay_readable_under_the_marks(sized: Page, screenshots: Path) -> None:
@@ -260,15 +324,16 @@ def test_side_by_side_after_last_both_trees_lie_wholly_in_their_panes(
     sized: Page, screenshots: Path
 ) -> None:
     """Minimax's finished tree is wide: on a desktop each pane fits its whole tree (the panes
-    take the page's width while comparing); on a phone the pane keeps its last node in view
-    at a readable zoom, and the rest is a drag away."""
+    take the page's width while comparing); on a phone a finished pane shows its tree from
+    the root at a readable zoom, as Fit does (its last node was followed off the root:
+    issue 19), and the rest is a drag away."""
     page = sized
     load(page, LESSON)
     page.locator("#compare-button").click()
-    expect(page.locator("#tree-other-counts")).to_contain_text("Node 1 of 7,332")
+    expect(page.locator("#tree-other-counts")).to_contain_text("Visited 1 of 7,332")
     page.locator("#step-end").click()
-    expect(page.locator("#tree-main-counts")).to_contain_text("Node 1,314 of 1,314")
-    expect(page.locator("#tree-other-counts")).to_contain_text("Node 7,332 of 7,332")
+    expect(page.locator("#tree-main-counts")).to_contain_text("Finished at node 1,314")
+    expect(page.locator("#tree-other-counts")).to_contain_text("Finished at node 7,332")
     desktop = (page.viewport_size or {"width": 0})["width"] >= 1000
     panes = ("#tree-main", "#tree-other-host")
     for pane in panes:
@@ -277,7 +342,7 @@ def test_side_by_side_after_last_both_trees_lie_wholly_in_their_panes(
         if desktop:
             assert outside_the_pane(page, pane) == [], pane
         else:
-            current_inside_its_pane(page, pane)
+            root_inside_its_pane(page, pane)
     fits_the_page(page)
     width = page.viewport_size["width"] if page.viewport_size else 0
     page.screenshot(path=screenshots / f"tree-side-by-side-last-{width}.png", full_page=True)
