@@ -24,23 +24,24 @@ export function mountPositionInput({ game, currentMoves, onMoves }) {
   /** @type {(number | null)[]} */
   let cells = [];
 
-  async function ask(query, errorId) {
+  async function ask(query, errorId, after = "") {
     showError(errorId, "");
     try {
       const { data } = await send("GET", `/api/position?${new URLSearchParams({ game, ...query })}`);
       onMoves(data.moves);
       return true;
     } catch (error) {
-      showError(errorId, error.message);
+      showError(errorId, after ? `${error.message} ${after}` : error.message);
       return false;
     }
   }
 
   form.addEventListener("submit", async (/** @type {Event} */ event) => {
     event.preventDefault();
+    if (!field.value.trim()) return showError("ab-sequence-error", `Type a move sequence, like ${game === "connect4" ? "4453" : "519"}.`);
     const read = readSequence(game, field.value);
-    if (read.error !== null) return showError("ab-sequence-error", read.error);
-    if (await ask({ moves: read.moves }, "ab-sequence-error")) field.value = "";
+    if (read.error !== null) return showError("ab-sequence-error", `${read.error} ${KEPT}`);
+    if (await ask({ moves: read.moves }, "ab-sequence-error", KEPT)) field.value = "";
   });
   field.addEventListener("input", () => showError("ab-sequence-error", ""));
 
@@ -69,7 +70,7 @@ export function mountPositionInput({ game, currentMoves, onMoves }) {
   });
   $("ab-editor-go").addEventListener("click", async () => {
     const side = document.querySelector('input[name="ab-to-move"]:checked');
-    const toMove = side ? /** @type {HTMLInputElement} */ (side).value : "0";
+    const toMove = side ? /** @type {HTMLInputElement} */ (side).value : String(sideToMove(cells));
     const problem = boardProblem(game, cells, Number(toMove));
     if (problem !== null) return showError("ab-editor-error", problem);
     if (await ask({ board: boardText(cells), to_move: toMove }, "ab-editor-error")) {
@@ -79,6 +80,8 @@ export function mountPositionInput({ game, currentMoves, onMoves }) {
   });
 
   function setSide(/** @type {number} */ side) {
+    const words = $("ab-editor-side-text"); // Connect Four: the side as words, no radios
+    if (words) words.textContent = `${game === "connect4" ? ["Red", "Yellow"][side] : ["X", "O"][side]} to move`;
     for (const input of document.querySelectorAll('input[name="ab-to-move"]')) {
       /** @type {HTMLInputElement} */ (input).checked = Number(/** @type {HTMLInputElement} */ (input).value) === side;
     }
@@ -122,6 +125,9 @@ export function gameIdOf(text) {
   const found = text.trim().match(/(?:^|\/g\/)([A-Za-z0-9_-]{4,64})\/?(?:[?#].*)?$/);
   return found ? found[1] : null;
 }
+
+/** After a refused sequence: the board has not moved, and says so. */
+const KEPT = "The board still shows the previous position.";
 
 /** Show `text` in the error line `id` (hidden when empty). */
 function showError(/** @type {string} */ id, /** @type {string} */ text) {

@@ -12,6 +12,9 @@ from playwright.sync_api import Browser, Page, expect
 
 from tests.browser.sizes import SIZES, in_viewport, sized_context, watched_page
 
+#: What a refused sequence adds: the board did not move.
+KEPT = " The board still shows the previous position."
+
 
 @pytest.fixture(params=sorted(SIZES))
 def sized(request: pytest.FixtureRequest, browser: Browser, base_url: str) -> Iterator[Page]:
@@ -49,13 +52,23 @@ def test_a_typed_sequence_goes_to_its_position_or_says_which_move_is_wrong(
     field.fill("1 1 1 1 1 1 1")
     sized.get_by_role("button", name="Show", exact=True).click()
     error = sized.locator("#ab-sequence-error")
-    expect(error).to_have_text("Move 7 (1): column 1 is full.")
+    # the refusal says the board kept its position (it used to keep it silently)
+    expect(error).to_have_text(f"Move 7 (1): column 1 is full.{KEPT}")
     assert in_viewport(sized, error)  # beside the field, where the person looks
     expect(sized).to_have_url(re.compile(r"moves=4453$"))  # the board did not move
     sized.screenshot(path=screenshots / f"any-position-error-{sized.size_name}.png")  # type: ignore[attr-defined]
     field.fill("12x")
     field.press("Enter")
-    expect(error).to_have_text("Move 3 (x): 'x' is not a column (1-7 or a-g).")
+    expect(error).to_have_text(f"Move 3 (x): 'x' is not a column (1-7 or a-g).{KEPT}")
+    field.fill("d4")  # a chess square was read as columns 4 and 4
+    field.press("Enter")
+    expect(error).to_have_text(
+        "Move 1 (d4): letters and digits in one word: write the columns as 1-7 or as a-g." + KEPT
+    )
+    expect(sized).to_have_url(re.compile(r"moves=4453$"))
+    field.fill("")
+    sized.get_by_role("button", name="Show", exact=True).click()
+    expect(error).to_have_text("Type a move sequence, like 4453.")
     field.fill("1")
     expect(error).to_be_hidden()  # typing again clears the old complaint
 
@@ -79,9 +92,10 @@ def test_the_editor_refuses_an_impossible_position_and_analyses_a_possible_one(
     grid.get_by_role("button", name="Row 4, column 1: Red").click()  # now Yellow
     grid.get_by_role("button", name="Row 4, column 1: Yellow").click()  # now empty again
     grid.get_by_role("button", name="Row 6, column 1: empty").click()  # Red, on the bottom
-    # the counts decide who moves: 2 Red and 1 Yellow, Yellow; no choice to get wrong
-    expect(sized.get_by_role("radio", name="Yellow")).to_be_checked()
-    expect(sized.get_by_role("radio", name="Red")).to_be_disabled()
+    # the counts decide who moves: 2 Red and 1 Yellow, Yellow; said in words, with no
+    # greyed radios (they looked broken)
+    expect(sized.locator("#ab-editor-side-text")).to_have_text("Yellow to move")
+    expect(sized.get_by_role("radio")).to_have_count(0)
     go.click()
     expect(sized).to_have_url(re.compile(r"moves=\d{3}$"))
     expect(sized.locator("#ab-turn")).to_have_text("Yellow to move, after 3 moves.")
@@ -100,3 +114,24 @@ def test_the_tictactoe_editor_reaches_a_drawn_position(sized: Page) -> None:
     expect(sized.get_by_role("radio", name="X")).to_be_checked()  # one of each: X moves
     sized.get_by_role("button", name="Analyse this position").click()
     expect(sized).to_have_url(re.compile(r"moves=51$"))
+
+
+def test_the_board_stays_in_view_beside_the_open_editor(sized: Page, screenshots: Path) -> None:
+    """Issue 19: the open editor makes the side column tall; on a desktop the board card keeps
+    to the top of the window (sticky) while the editor is used, its refusal included."""
+    sized.goto("/analysis?game=connect4")
+    board_card = sized.locator(".board-area")
+    top = board_card.bounding_box()
+    sized.get_by_role("button", name="Set up a position by hand").click()
+    grid = sized.locator("#ab-editor-grid")
+    grid.get_by_role("button", name="Row 3, column 2: empty").click()  # a floating disc
+    sized.get_by_role("button", name="Analyse this position").click()
+    error = sized.locator("#ab-editor-error")
+    expect(error).to_have_text("A disc floats in column 2: the cell under it is empty.")
+    assert in_viewport(sized, error)
+    if sized.size_name == "desktop":  # type: ignore[attr-defined]
+        assert sized.evaluate("window.scrollY") > 0  # the column scrolled: the board did not
+        assert in_viewport(sized, sized.locator("#board"))
+        box = board_card.bounding_box()
+        assert top and box and box["y"] <= top["y"], (top, box)  # never lower than it opened
+    sized.screenshot(path=screenshots / f"editor-board-in-view-{sized.size_name}.png")  # type: ignore[attr-defined]

@@ -64,7 +64,7 @@ def test_bad_sequences_on_tree_and_analysis_leave_only_the_expected_errors(
     ):
         sequence.fill(typed)
         sequence.press("Enter")
-        expect(error).to_have_text(words)
+        expect(error).to_have_text(f"{words} The board still shows the previous position.")
     page.get_by_role("button", name="Set up a position by hand").click()
     grid = page.locator("#ab-editor-grid")
     grid.get_by_role("button", name="Row 4, column 1: empty").click()  # a floating disc
