@@ -72,7 +72,8 @@ export function createEvalBar({ track, text, figure }, info) {
     text.textContent = evalWords(value, ply, info, over);
     if (figure) {
       figure.textContent = evalFigure(value, ply, info, over);
-      figure.hidden = !figure.textContent;
+      // "Draw" beside "Draw with best play" says it twice: the words alone then.
+      figure.hidden = !figure.textContent || text.textContent.startsWith(figure.textContent);
       figure.dataset.kind = kind;
       const leader = over ? over.winner : share > 0.5 ? 0 : share < 0.5 ? 1 : null;
       figure.dataset.leader = leader === null ? "none" : String(leader);

@@ -19,12 +19,23 @@ export function clockText(/** @type {number} */ ms) {
  * spectators may see the panel (if the creator allowed it), after it everyone reviews it.
  */
 export function analysisTitle(/** @type {{status: string}} */ state) {
-  return state.status === "playing" ? "Engine analysis for spectators" : "Review";
+  return state.status === "playing" ? "Engine analysis for spectators" : "Engine analysis"; // the review has its own panel
+}
+
+/**
+ * What the invitee reads before taking the seat: the side they would play and who
+ * moves first (the first side always does; the creator chose which side is theirs).
+ * `players` are the sides' names ("X", "O").
+ */
+export function inviteText(/** @type {{friend: {creator_side: number}}} */ state, /** @type {string[]} */ players) {
+  const yours = 1 - state.friend.creator_side;
+  const first = yours === 0 ? "you start" : "your friend starts";
+  return `You are invited to play ${players[yours]}. ${players[0]} moves first: ${first}.`;
 }
 
 /**
  * Mount the panel on `root` (the template's #friend section).
- * `act(key, extra)` sends a socket event; `say` shows a message; `names` are the sides' names.
+ * `act(key, extra)` sends a socket event; `say` shows a message; `names` are the sides' names (a viewer's, "You"; else the side's).
  */
 export function createFriendPanel(root, { gameId, act, say, names }) {
   const $ = (/** @type {string} */ name) => /** @type {any} */ (root.querySelector(`[data-friend="${name}"]`));
@@ -137,6 +148,7 @@ export function createFriendPanel(root, { gameId, act, say, names }) {
     if (f.invite_url) $("invite-url").value = inviteUrl();
     $("share-invite").hidden = typeof navigator.share !== "function";
     $("take").hidden = player || f.seated || !invite || !playing;
+    $("take-text").textContent = inviteText(state, [names(0), names(1)]); // not seated yet: the sides' names
 
     $("actions").hidden = !player || !f.seated;
     $("resign").hidden = !playing;

@@ -236,6 +236,11 @@ export function depthsOf(/** @type {Model} */ model, /** @type {SeenResult | nul
   return same ? model.depthRows : [];
 }
 
+/** "Move taken back." or "Moves taken back." for `count` moves taken back. */
+export function takenBackText(/** @type {number} */ count) {
+  return `${count === 1 ? "Move" : "Moves"} taken back.`;
+}
+
 /** True when the player has a move to take back (and the server can hear the request). */
 export function canUndo(/** @type {Model} */ model) {
   const s = model.state;

@@ -146,7 +146,7 @@ function applyState(state) {
 
 function announceChanges(before, after) {
   if (after.moves.length < before.moves.length) {
-    status.announce(`Moves taken back. ${M.turnText(model, info)}.`);
+    status.announce(`${M.takenBackText(before.moves.length - after.moves.length)} ${M.turnText(model, info)}.`);
     return;
   }
   if (after.moves === before.moves || !after.moves.startsWith(before.moves)) return;

@@ -39,3 +39,21 @@ export function change(/** @type {ReviewEntry} */ entry) {
   const word = (/** @type {number} */ v) => (v > 0 ? "win" : v < 0 ? "loss" : "draw");
   return `a ${word(entry.value_before)} became a ${word(entry.value_after)}`;
 }
+
+/**
+ * A side's name in the review: "Red (you)", "X (engine)"; in a game between two
+ * people "O (your friend)" for its players and the side's name alone for spectators
+ * (no engine plays in it).
+ * @param {{seat?: string, opponent?: string, human_side: number, engine_side: number | null}} state
+ * @param {string[]} players the sides' names
+ * @param {number} side
+ */
+export function sideLabel(state, players, side) {
+  const colour = players[side];
+  if (state.opponent === "friend") {
+    if (state.seat !== "player") return colour;
+    return `${colour} (${side === state.human_side ? "you" : "your friend"})`;
+  }
+  if (state.seat === "player") return `${colour} (${side === state.human_side ? "you" : "engine"})`;
+  return `${colour} (${side === state.engine_side ? "engine" : "player"})`;
+}

@@ -4,7 +4,7 @@
 // owns the loading and the page's events.
 
 import { moveName, moveNumber } from "./format.js";
-import { CLASSES, PRESET, change, summarise } from "./review-classes.js";
+import { CLASSES, PRESET, change, sideLabel as sideOf, summarise } from "./review-classes.js";
 
 /** @typedef {import("./review-classes.js").ReviewEntry} ReviewEntry */
 
@@ -81,12 +81,9 @@ export function markList(ctx) {
   list.classList.toggle("has-review", true);
 }
 
-/** "Red (you)", "X (engine)". @param {ReviewContext} ctx @param {number} side */
+/** "Red (you)", "X (engine)", "O (your friend)". @param {ReviewContext} ctx @param {number} side */
 function sideLabel(ctx, side) {
-  const { state } = ctx;
-  const colour = ctx.info.players[side];
-  if (state.seat === "player") return `${colour} (${side === state.human_side ? "you" : "engine"})`;
-  return `${colour} (${side === state.engine_side ? "engine" : "player"})`;
+  return sideOf(ctx.state, ctx.info.players, side);
 }
 
 /** @param {ReviewContext} ctx */

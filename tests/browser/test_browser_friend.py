@@ -60,8 +60,13 @@ def invite_link(page: Page) -> str:
     return link
 
 
-def take_the_seat(page: Page, link: str, screenshot: Path | None = None) -> None:
+def take_the_seat(
+    page: Page, link: str, screenshot: Path | None = None, invited_as: str | None = None
+) -> None:
+    """Open the invite and take the seat; ``invited_as``: what the invitee reads first."""
     page.goto(link)
+    if invited_as is not None:
+        expect(page.locator('[data-friend="take-text"]')).to_have_text(invited_as)
     if screenshot is not None:
         expect(page.get_by_role("button", name="Take the seat")).to_be_visible()
         page.screenshot(path=str(screenshot))
@@ -80,11 +85,13 @@ def test_two_friends_play_a_whole_game_review_it_and_rematch(
 
     link = create_from_home(page)
     page.screenshot(path=str(screenshots / "friend-invite-1280.png"))
-    take_the_seat(friend_page, link)
+    invited_as = "You are invited to play Yellow. Red moves first: your friend starts."
+    take_the_seat(friend_page, link, invited_as=invited_as)
     expect(page.locator("#invite-url")).to_be_hidden()  # the seat is taken
     spectator_page.goto(link)  # the invite is a spectator's link now
     expect(spectator_page.get_by_role("button", name="Take the seat")).to_be_hidden()
     expect(spectator_page.locator("#turn")).to_contain_text("Red to move")
+    expect(spectator_page.locator(".player-name")).to_have_text(["Red", "Yellow"])
 
     # Fair play: no engine analysis for anyone while it is played.
     for viewer in (page, friend_page, spectator_page):
@@ -106,9 +113,20 @@ def test_two_friends_play_a_whole_game_review_it_and_rematch(
     # After the game: the exact review, for everyone.
     for viewer in (page, friend_page):
         expect(viewer.locator("#analysis")).to_be_visible()
-        expect(viewer.locator("#analysis-title")).to_have_text("Review")  # two people: no engine
+        expect(viewer.locator("#analysis-title")).to_have_text("Engine analysis")  # one "Review"
         expect(viewer.locator("#analysis")).not_to_contain_text("engine\u2019s last")
         expect(viewer.locator("#analysis")).not_to_contain_text("starts thinking")
+    # Its sides are you and your friend, or the sides for a spectator: no engine played.
+    sides = {
+        page: ["Red (you)", "Yellow (your friend)"],
+        friend_page: ["Red (your friend)", "Yellow (you)"],
+        spectator_page: ["Red", "Yellow"],
+    }
+    for viewer, names in sides.items():
+        summary = viewer.locator("#review-summary")
+        expect(summary.locator(".review-counts thead th.num")).to_have_text(names)
+        expect(summary.locator(".review-result")).to_have_text(f"{names[0]} won.")
+        expect(viewer.locator("#review")).not_to_contain_text("engine")
     review = friend_page.request.get(page.url.replace("/g/", "/api/games/") + "/review")
     assert review.ok, review.text()
     assert [entry["move"] for entry in review.json()] == WIN_IN_COLUMN_1

@@ -56,7 +56,7 @@ def test_the_review_marks_the_blunder_and_offers_a_retry(page: Page, screenshots
     expect(page.locator("#turn")).to_have_text(re.compile("You won"), timeout=ENGINE_TIMEOUT_MS)
 
 
-def test_a_game_in_progress_is_reviewed_on_request(page: Page) -> None:
+def test_a_game_in_progress_is_reviewed_on_request(page: Page, screenshots: Path) -> None:
     settings = {"engine_plays": "first"}
     data = {"game": "tictactoe", "moves": "1", "settings": settings}
     response = page.request.post("/api/games", data=data)
@@ -66,6 +66,17 @@ def test_a_game_in_progress_is_reviewed_on_request(page: Page) -> None:
     page.get_by_role("button", name="Review the moves so far").click()
     expect(page.locator('#moves button[data-ply="2"]')).to_contain_text("? mistake")
     expect(page.locator('#moves button[data-ply="1"]')).to_contain_text("· preset")
+    page.locator('#moves button[data-ply="1"]').click()
+    expect(page.locator("#eval-text")).to_have_text("Draw with best play")
+    expect(page.locator("#eval-figure")).to_be_hidden()  # a "Draw" chip beside it says it twice
+    # The bar agrees with the words, even just after the board resized: a full-page
+    # screenshot resizes the window for a moment, and a fill whose height was the
+    # transition's was caught on its way back, most of the bar one colour.
+    expect(page.locator("#eval-bar")).to_have_attribute("data-share", "0.50")
+    page.set_viewport_size({"width": 1280, "height": 800})  # the window's height sizes the board
+    page.screenshot(path=str(screenshots / "review-draw-1280.png"), full_page=True)
+    filled = "e => e.firstElementChild.getBoundingClientRect().height / e.clientHeight"
+    assert page.locator("#eval-bar").evaluate(filled) == pytest.approx(0.5, abs=0.02)
     page.locator('#moves button[data-ply="2"]').click()
     link = page.get_by_role("link", name="Analyse this position")
     expect(link).to_have_attribute("href", "/analysis?game=tictactoe&moves=14")

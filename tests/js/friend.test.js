@@ -3,8 +3,8 @@
 import "./page-config.js";
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { analysisTitle, clockText } from "../../static/js/friend-panel.js";
-import { createModel, sideName, turnText } from "../../static/js/game-model.js";
+import { analysisTitle, clockText, inviteText } from "../../static/js/friend-panel.js";
+import { createModel, sideName, takenBackText, turnText } from "../../static/js/game-model.js";
 import { gameInfo } from "../../static/js/rules.js";
 
 /** @returns {import("../../static/js/types.js").State} */
@@ -52,8 +52,19 @@ test("the headline says how a game between two people ended", () => {
   assert.equal(turnText(createModel(state({}, { seated: false })), info), "Waiting for your friend to take the seat");
 });
 
-test("the analysis panel of a game between two people is the spectators' while played, then the review", () => {
+test("the analysis panel of a game between two people is the spectators' while played, then the engine's (the review has its own)", () => {
   assert.equal(analysisTitle(state()), "Engine analysis for spectators");
-  assert.equal(analysisTitle(state({ status: "won", winner: 0 })), "Review");
-  assert.equal(analysisTitle(state({ status: "drawn" })), "Review");
+  assert.equal(analysisTitle(state({ status: "won", winner: 0 })), "Engine analysis");
+  assert.equal(analysisTitle(state({ status: "drawn" })), "Engine analysis");
+});
+
+test("the invitee reads which side they would play and who moves first", () => {
+  const { players } = gameInfo("tictactoe");
+  assert.equal(inviteText(state({}, { creator_side: 0 }), players), "You are invited to play O. X moves first: your friend starts.");
+  assert.equal(inviteText(state({}, { creator_side: 1 }), players), "You are invited to play X. X moves first: you start.");
+});
+
+test("one move taken back reads singular", () => {
+  assert.equal(takenBackText(1), "Move taken back.");
+  assert.equal(takenBackText(2), "Moves taken back.");
 });

@@ -1,7 +1,7 @@
 // review-classes.js: the review summary's counts and words.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { CLASSES, change, summarise } from "../../static/js/review-classes.js";
+import { CLASSES, change, sideLabel, summarise } from "../../static/js/review-classes.js";
 
 /** A review entry. */
 const entry = (ply, player, cls, extra = {}) => ({
@@ -33,4 +33,19 @@ test("a change reads from the mover's side", () => {
 test("the classes run best first, each with a symbol and a word", () => {
   assert.deepEqual(Object.keys(CLASSES), ["best", "inaccuracy", "mistake", "blunder"]);
   assert.deepEqual(Object.values(CLASSES).map((c) => c.symbol), ["!", "?!", "?", "??"]);
+});
+
+test("a game between two people's review names you and your friend, never an engine", () => {
+  const players = ["X", "O"];
+  const friend = { opponent: "friend", human_side: 0, engine_side: 1 };
+  const host = [0, 1].map((side) => sideLabel({ ...friend, seat: "player" }, players, side));
+  assert.deepEqual(host, ["X (you)", "O (your friend)"]);
+  const guest = [0, 1].map((side) => sideLabel({ ...friend, seat: "player", human_side: 1, engine_side: 0 }, players, side));
+  assert.deepEqual(guest, ["X (your friend)", "O (you)"]);
+  const watcher = [0, 1].map((side) => sideLabel({ ...friend, seat: "spectator" }, players, side));
+  assert.deepEqual(watcher, ["X", "O"]);
+  // against the engine, as before
+  const engine = { opponent: "engine", human_side: 0, engine_side: 1 };
+  assert.deepEqual([0, 1].map((side) => sideLabel({ ...engine, seat: "player" }, players, side)), ["X (you)", "O (engine)"]);
+  assert.deepEqual([0, 1].map((side) => sideLabel({ ...engine, seat: "spectator" }, players, side)), ["X (player)", "O (engine)"]);
 });
