@@ -359,3 +359,20 @@ def test_an_analysis_whose_worker_died_is_searched_again_once() -> None:
         pool.on_result(pool.submitted[run], None, WORKER_DIED)
     assert len(pool.submitted) == 4 and made.under_way() == 0  # twice: failed, not a third
     assert pending.done and pending.answer is None and pending.error == WORKER_DIED
+
+
+def test_a_heuristic_answer_past_its_time_leaves_the_cache_at_the_next_sweep() -> None:
+    """Not only when the same position is asked again: an answer nobody asks for again
+    would otherwise stay until the size bound pushed it out."""
+    made, pool, clock = analyses(heuristic_seconds=30.0)
+    assert ask(made, "5") is None and ask(made, "1") is None
+    estimate = RESULT | {"exact": False, "move_scores": {"5": {"score": 0.1, "exact": False}}}
+    pool.on_result(pool.submitted[0], estimate, None)
+    pool.on_result(pool.submitted[1], RESULT, None)  # exact: kept for ever
+    assert len(made._cache) == 2
+    clock.now = 29.0
+    made.sweep()
+    assert len(made._cache) == 2
+    clock.now = 30.0
+    made.sweep()
+    assert list(made._cache) == [("tictactoe", "1", True)]

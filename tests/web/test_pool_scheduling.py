@@ -299,8 +299,10 @@ def test_a_short_reply_goes_ahead_into_the_pipe_of_a_worker_playing_another(
     pools.holds.started("e1")
     second = pool.submit(short_job("e2"))
     third = pool.submit(short_job("e3"))
-    # e2 is in the worker's pipe already (no longer waiting); e3 waits its turn
-    wait_until(lambda: pool.position(second) is None and pool.position(third) == 1)
+    # e2 is in the worker's pipe already, next after e1 (its page is told place 1);
+    # e3 waits its turn in the queue
+    wait_until(lambda: pool.stats()["sent_ahead"] == 1 and pool.position(third) == 1)
+    assert pool.position(second) == 1
     pools.holds.release("e1")
     pools.recorder.result(third)
     assert pools.recorder.finished == ["e1", "e2", "e3"]
@@ -328,7 +330,7 @@ def test_a_reply_cancelled_in_the_pipe_is_never_reported(pools: Pools) -> None:
     pool.submit(short_job("e1", "hold"))
     pools.holds.started("e1")
     piped = pool.submit(short_job("e2", "hold"))
-    wait_until(lambda: pool.position(piped) is None)
+    wait_until(lambda: pool.stats()["sent_ahead"] == 1)
     pool.cancel(piped)
     pools.holds.release("e1")
     pools.holds.started("e2")  # it comes up with its cancel flag set: it stops at once
@@ -343,7 +345,7 @@ def test_a_reply_in_the_pipe_of_a_worker_that_dies_runs_again_elsewhere(pools: P
     crashing = pool.submit(short_job("e1", "crash_held"))
     pools.holds.started("e1")
     piped = pool.submit(short_job("e2"))
-    wait_until(lambda: pool.position(piped) is None)
+    wait_until(lambda: pool.stats()["sent_ahead"] == 1)
     pools.holds.release("e1")  # the worker dies: e1 fails, e2 never began and runs again
     assert pools.recorder.result(crashing) == (None, WORKER_DIED)
     result, error = pools.recorder.result(piped)

@@ -247,8 +247,12 @@ class SearchPool:
             return not self._closed and self._scheduler.refusal(priority, owner, game_id) is None
 
     def position(self, job_id: int) -> int | None:
-        """A waiting job's place (1 = next), or None if it is not waiting."""
+        """A waiting job's place (1 = next; one sent ahead into a worker's pipe is next
+        too), or None if it is not waiting."""
         with self._lock:
+            for slot in self._slots:  # sent ahead: waiting in a pipe, next after its run
+                if slot.ahead is not None and slot.ahead.job.id == job_id:
+                    return 1
             for place, job in enumerate(self._scheduler.order(), start=1):
                 if job.id == job_id:
                     return place
@@ -344,6 +348,8 @@ class SearchPool:
             self._scheduler.pop(Priority.ENGINE, ahead=True)  # counted until it starts
             if self._start_run(slot, waiting, ahead=True):
                 self._ahead += 1
+                # It waits in the pipe now, next after the run before it: its page is told.
+                self._callbacks.put("queued", waiting, 1)
 
     def _start_run(self, slot: Slot, job: SearchJob, ahead: bool = False) -> bool:
         """Send ``job`` to ``slot``'s worker (into its pipe behind its run: ``ahead``);

@@ -61,8 +61,10 @@ log = logging.getLogger(__name__)
 
 #: The tag kind of the jobs this module submits.
 POSITION = "position"
-#: Answers kept (about 1 KB each): a few megabytes at most.
-CACHE_SIZE = 4096
+#: Answers kept (about 2 KB each in memory, a whole best line and every move's score):
+#: 2 MB at most. (4,096 took an hour of the soak bench to fill: memory that only ever
+#: grew through the hour, bounded or not.)
+CACHE_SIZE = 1024
 #: Seconds a heuristic (not exact) answer is kept (see the module docstring).
 HEURISTIC_SECONDS = 30.0
 #: Positions of one ``many`` call searched (or waiting) at once: the pool's
@@ -338,11 +340,16 @@ class Analyses:
 
     # -- abandoned searches ------------------------------------------------------------
     def sweep(self) -> int:
-        """Cancel the searches nobody has asked for in ``abandon_seconds``; how many."""
+        """Cancel the searches nobody has asked for in ``abandon_seconds``; how many.
+        Heuristic answers past their time leave the cache too (else only a lookup of the
+        same position or the size bound would drop them)."""
+        with self._changed:
+            now = self.clock()
+            for key in [key for key, (_, expires) in self._cache.items() if now >= expires]:
+                del self._cache[key]
         if self.abandon_seconds is None:
             return 0
         with self._changed:
-            now = self.clock()
             gone = [
                 (key, pending)
                 for key, pending in self._pending.items()

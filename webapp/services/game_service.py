@@ -53,8 +53,8 @@ HEALTH_CHECK_SECONDS = 2.0
 #: The most games "your recent games" lists.
 MY_GAMES_LIMIT = 20
 #: Game ids remembered as games against the engine (``known_engine_game``), the least
-#: recently moved in forgotten first: a few hundred kilobytes at most.
-ENGINE_GAMES_KEPT = 10_000
+#: recently moved in forgotten first (games played now are far fewer): 200 KB at most.
+ENGINE_GAMES_KEPT = 2048
 
 
 @contextmanager
