@@ -69,13 +69,18 @@ def test_a_game_in_progress_is_reviewed_on_request(page: Page, screenshots: Path
     page.locator('#moves button[data-ply="1"]').click()
     expect(page.locator("#eval-text")).to_have_text("Draw with best play")
     expect(page.locator("#eval-figure")).to_be_hidden()  # a "Draw" chip beside it says it twice
-    # The bar agrees with the words, even just after the board resized: a full-page
-    # screenshot resizes the window for a moment, and a fill whose height was the
-    # transition's was caught on its way back, most of the bar one colour.
+    # The bar agrees with the words, also after the board resized (a full-page screenshot
+    # resizes the window for a moment). A change of value animates the fill (0.35 s), so
+    # the drawn share is awaited, then must stay at one half.
     expect(page.locator("#eval-bar")).to_have_attribute("data-share", "0.50")
     page.set_viewport_size({"width": 1280, "height": 800})  # the window's height sizes the board
     page.screenshot(path=str(screenshots / "review-draw-1280.png"), full_page=True)
     filled = "e => e.firstElementChild.getBoundingClientRect().height / e.clientHeight"
+    half = "() => Math.abs(document.querySelector('#eval-bar').firstElementChild"
+    half += ".getBoundingClientRect().height / document.querySelector('#eval-bar')"
+    half += ".clientHeight - 0.5) <= 0.02"
+    page.wait_for_function(half, timeout=5000)
+    page.wait_for_timeout(500)  # longer than the transition: nothing moves it any more
     assert page.locator("#eval-bar").evaluate(filled) == pytest.approx(0.5, abs=0.02)
     page.locator('#moves button[data-ply="2"]').click()
     link = page.get_by_role("link", name="Analyse this position")
