@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import errno
+import logging
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -15,7 +18,7 @@ from webapp.__main__ import main, parse_args
 from webapp.bench.processes import descendants
 from webapp.store import SQLiteStore
 from webapp.web import server as server_module
-from webapp.web.server import THREADS, Server, SocketWorker, fewer_arenas
+from webapp.web.server import THREADS, Server, SocketWorker, fewer_arenas, log_thread_exception
 
 
 def test_the_command_line_defaults() -> None:
@@ -110,3 +113,44 @@ def test_prune_prints_how_many_games_it_removed(
     assert "Removed 4 games." in capsys.readouterr().out
     assert len(seen) == 1 and seen[0][0] > seen[0][1]  # 1 day ago is later than 2 days ago
     assert database.exists()
+
+
+def _crash_in_thread(name: str, error: BaseException) -> None:
+    """Run a thread named ``name`` that raises ``error``, under the worker's hook."""
+
+    def fail() -> None:
+        raise error
+
+    before = threading.excepthook
+    threading.excepthook = log_thread_exception
+    try:
+        thread = threading.Thread(target=fail, name=name)
+        thread.start()
+        thread.join(WAIT)
+    finally:
+        threading.excepthook = before
+
+
+def test_a_threads_uncaught_exception_is_logged_with_its_traceback(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with caplog.at_level(logging.DEBUG, logger=server_module.__name__):
+        _crash_in_thread("Thread-7 (results)", ValueError("a bug"))
+    [record] = [r for r in caplog.records if r.levelno == logging.ERROR]
+    assert "Thread-7 (results)" in record.getMessage()
+    assert record.exc_info is not None and record.exc_info[0] is ValueError
+
+
+def test_a_closed_websockets_writer_failing_to_send_its_close_frame_is_no_error(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with caplog.at_level(logging.DEBUG, logger=server_module.__name__):
+        _crash_in_thread("Thread-9 (writer)", OSError(errno.EBADF, "Bad file descriptor"))
+        # The same error in any other thread is a fault, and so is another error there.
+        _crash_in_thread("Thread-10 (relay)", OSError(errno.EBADF, "Bad file descriptor"))
+        _crash_in_thread("Thread-11 (writer)", KeyError("x"))
+    levels = [(r.levelno, r.getMessage()) for r in caplog.records]
+    assert levels[0][0] == logging.DEBUG and "Thread-9 (writer)" in levels[0][1]
+    errors = [message for level, message in levels if level == logging.ERROR]
+    assert len(errors) == 2
+    assert "Thread-10 (relay)" in errors[0] and "Thread-11 (writer)" in errors[1]

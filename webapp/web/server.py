@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import errno
 import logging
 import os
 import threading
@@ -68,6 +69,30 @@ def fewer_arenas(arenas: int = MALLOC_ARENAS) -> bool:
     except (OSError, AttributeError, TypeError):  # not glibc: nothing to do
         return False
     return bool(mallopt(M_ARENA_MAX, arenas))
+
+
+#: OS errors of writing to a connection the other end (or gunicorn) has closed already.
+CLOSED_SOCKET_ERRORS = frozenset({errno.EBADF, errno.EPIPE, errno.ECONNRESET, errno.ENOTCONN})
+
+
+def log_thread_exception(args: threading.ExceptHookArgs) -> None:
+    """``threading.excepthook`` of the worker: a thread's uncaught exception goes to the log
+    (with its traceback), not to bare stderr, except one known race that is no fault.
+
+    Engine.IO's writer thread, once a WebSocket has ended, closes it by sending a close
+    frame; when gunicorn has already closed the socket (the page went away), that send
+    fails with EBADF and the thread dies with a traceback, though nothing is lost: the
+    connection was over. That case is logged at debug level.
+    """
+    error, name = args.exc_value, args.thread.name if args.thread else "?"
+    closed = isinstance(error, OSError) and error.errno in CLOSED_SOCKET_ERRORS
+    if closed and name.endswith("(writer)"):
+        log.debug("a closed WebSocket's writer thread %s ended: %s", name, error)
+        return
+    if args.exc_type is SystemExit:
+        return  # as the default hook: a thread's sys.exit() is no error
+    exc_info = (args.exc_type, error, args.exc_traceback)
+    log.error("uncaught exception in thread %s", name, exc_info=exc_info)  # type: ignore[arg-type]
 
 
 def close_connections() -> None:
@@ -135,4 +160,5 @@ class Server(BaseApplication):  # type: ignore[misc]
 
     def load(self) -> Flask:
         fewer_arenas()  # in the worker, before its threads
+        threading.excepthook = log_thread_exception
         return create_app(self.app_config)
