@@ -129,10 +129,7 @@ def make_version_3_database(backend: Backend) -> None:
     """Version 3 (a seat index, no preset count), its games as version 2 left them."""
     make_version_2_database(backend)
     backend.script("CREATE INDEX games_by_seat ON games (seat_hash, updated_at)")
-    if backend.name == "sqlite":
-        backend.set_version(3)
-    else:
-        backend.script("UPDATE lookahead_schema SET version = 3")
+    backend.set_version(3)
 
 
 def test_a_version_3_database_keeps_every_game_with_no_preset_moves(backend: Backend) -> None:
@@ -164,10 +161,7 @@ def make_version_4_database(backend: Backend) -> None:
     """Version 4 (preset counts, no friend data), its games as version 3 left them."""
     make_version_3_database(backend)
     backend.script("ALTER TABLE games ADD COLUMN preset INTEGER NOT NULL DEFAULT 0")
-    if backend.name == "sqlite":
-        backend.set_version(4)
-    else:
-        backend.script("UPDATE lookahead_schema SET version = 4")
+    backend.set_version(4)
 
 
 #: A game between two people as ``webapp.services.friends`` stores it.
@@ -247,14 +241,16 @@ def test_games_of_either_seat_use_both_indexes_on_postgresql(postgres_url: str) 
     assert "games_by_seat" in plan and "games_by_guest" in plan, plan
 
 
-def test_a_version_5_database_lists_the_games_of_the_second_seat(backend: Backend) -> None:
-    """Games between two people stored before the guest index: the guest finds them too."""
+def make_version_5_database(backend: Backend) -> None:
+    """Version 5 (friend data, no guest index), its games as version 4 left them."""
     make_version_4_database(backend)
     backend.script("ALTER TABLE games ADD COLUMN friend TEXT")
-    if backend.name == "sqlite":
-        backend.set_version(5)
-    else:
-        backend.script("UPDATE lookahead_schema SET version = 5")
+    backend.set_version(5)
+
+
+def test_a_version_5_database_lists_the_games_of_the_second_seat(backend: Backend) -> None:
+    """Games between two people stored before the guest index: the guest finds them too."""
+    make_version_5_database(backend)
     backend.execute(
         "UPDATE games SET friend = ?, seat_hash = 'creator' WHERE id = 'b'", (json.dumps(FRIEND),)
     )
@@ -274,12 +270,7 @@ def test_a_version_5_database_with_a_malformed_friend_value_still_opens(
 ) -> None:
     """One corrupt ``friend`` must not stop the guest index being built (the server
     starting): reads skip the corrupt row, as every read does, and find the others."""
-    make_version_4_database(backend)
-    backend.script("ALTER TABLE games ADD COLUMN friend TEXT")
-    if backend.name == "sqlite":
-        backend.set_version(5)
-    else:
-        backend.script("UPDATE lookahead_schema SET version = 5")
+    make_version_5_database(backend)
     backend.execute("UPDATE games SET friend = '{not json' WHERE id = 'a'")
     backend.execute(
         "UPDATE games SET friend = ?, seat_hash = 'creator' WHERE id = 'b'", (json.dumps(FRIEND),)
