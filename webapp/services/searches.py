@@ -19,13 +19,18 @@ a game never rests with the engine to move and nothing on the way.
 
 A move's walk, top to bottom: ``GameService.move`` checks the move and stores it
 (compare-and-set), then ``changed`` here schedules everything that follows, in
-order (the engine's reply, the new position's scores, pondering) and tells the
-room. Each job's news comes back through the pool's dispatcher, by job kind,
-registered once in ``__init__`` (``ENGINE``, ``PONDER``, ``SCORES``,
-``ANALYSIS``); it is applied off the relay thread, one at a time per game,
-under the game's lock, and what it has to say is sent after letting it go. An
-engine result is applied by ``_apply_engine_result``: stored, then ``changed``
-again for the position after it.
+order: (1) the engine's search under way stopped or kept, (2) the engine's reply
+(``start_engine``: the pondered one if it answers, else a new ``ENGINE`` job),
+(3) the new position's scores and pondering (``LiveScores.start``), (4) the
+room told the game's state. Each job's news comes back through the pool's
+dispatcher, by job kind, registered once by the module that applies it: here
+``ENGINE``, ``PONDER`` (a pondering's news are the engine's once it is adopted)
+and ``ANALYSIS``; ``SCORES`` in ``live_scores``, which also stores the engine's
+options with its move. News is applied off the relay thread, one at a time per
+game, under the game's lock (then ``_guard``), and what it has to say is sent
+after letting the lock go. An engine result is applied by
+``_apply_engine_result``: stored, then ``changed`` again for the position after
+it, then ``engine_move`` told.
 """
 
 from __future__ import annotations
@@ -42,16 +47,16 @@ from webapp.game_settings import search_limits
 from webapp.search_pool import Pool, PoolBusy, Priority, SearchJob
 from webapp.search_pool.dispatch import dispatcher_of
 from webapp.search_pool.timers import Delayed, Timers, shared
+from webapp.services.engine_job import ENGINE, engine_job
 from webapp.services.errors import GameError
 from webapp.services.live_scores import PONDER, SCORES, LiveScores
 from webapp.services.locks import Emit, GameLocks, Outbox
-from webapp.services.split import collect as collect_parts
 from webapp.services.state import engine_to_move, game_state
 from webapp.store import GameRecord, GameStore, StoreError, VersionConflict, now, replayed
 
 log = logging.getLogger(__name__)
 
-ENGINE, ANALYSIS = "engine", "analysis"
+ANALYSIS = "analysis"
 #: One analysis over the socket: game id, moves, algorithm, limits, priority.
 AnalysisKey = tuple[str, str, str, Limits, Priority]
 #: Failed engine searches tried again at once before the room is told.
@@ -107,10 +112,8 @@ class Searches:
         # same search joins it; it is cancelled when the last of them leaves.
         self._shared: dict[AnalysisKey, tuple[SearchJob, set[str]]] = {}
         self._closing = False
-        self.live = LiveScores(
-            pool, emit, locks, self._engine_job, seed, self._store_options, self._stored_moves,
-            watched,
-        )  # fmt: skip
+        # The scores, the engine's options and pondering: their jobs' results are its own.
+        self.live = LiveScores(store, pool, emit, locks, seed, self.thinking, watched)
         self.dispatch = dispatcher_of(pool)
         # A game's news is applied off the pool's relay thread, one at a time (``serial``).
         register = self.dispatch.register
@@ -118,7 +121,6 @@ class Searches:
         register(ENGINE, self._on_engine_result, self._on_progress, self._on_queued, serial=True,
                  places=told)  # fmt: skip
         register(PONDER, self._on_ponder_result, self._on_progress, serial=True)
-        register(SCORES, self._on_scores_result, serial=True)
         register(ANALYSIS, self._on_analysis_result, queued=self._on_queued, serial=True,
                  places=told)  # fmt: skip
 
@@ -207,7 +209,7 @@ class Searches:
         """
         if self._closing or not engine_to_move(record) or self.thinking(record.id):
             return False
-        job = self._engine_job(record)
+        job = engine_job(record, self.seed)
         pondering = self.live.take_ponder(record, job)
         task = EngineTask(record.version, record.moves, job if pondering is None else pondering.job)
         with self._guard:
@@ -278,20 +280,6 @@ class Searches:
         """Submit the task's job (registered already); PoolBusy if the pool refuses it."""
         assert task.job is not None
         self.pool.submit(task.job)
-
-    def _engine_job(self, record: GameRecord) -> SearchJob:
-        return SearchJob(
-            record.game,
-            record.moves,
-            record.settings["algorithm"],
-            search_limits(record.settings, record.game, play=True),  # in the level's style
-            seed=self.seed,
-            tag=(ENGINE, record.id, None),
-            move_scores=False,  # the critical path: the move, nothing else
-            priority=Priority.ENGINE,
-            owner=record.seat_hash,
-            game_id=record.id,
-        )
 
     # -- analyses -------------------------------------------------------------------
     def analyse(
@@ -368,10 +356,10 @@ class Searches:
 
     def close(self) -> None:
         """From now on no result is applied and no retry runs (the server is stopping)."""
+        self.live.close()  # first: the scores' results stop no later than the engine's
         with self._guard:
             self._closing = True
             tasks = list(self._engine.values())
-        self.live.close()
         for task in tasks:
             if task.timer is not None:
                 task.timer.cancel()
@@ -414,15 +402,6 @@ class Searches:
     ) -> None:
         if not self._closing and not self.live.ponder_done(job, result):
             self._engine_result(job.tag[1], job, result, error)  # it became the engine's search
-
-    def _on_scores_result(
-        self, job: SearchJob, result: dict[str, Any] | None, error: str | None
-    ) -> None:
-        if self._closing:
-            return
-        whole = collect_parts(job, result, error)  # a part of a split job waits for the rest
-        if whole is not None:
-            self.live.scores_done(*whole)
 
     def _on_analysis_result(
         self, job: SearchJob, result: dict[str, Any] | None, error: str | None
@@ -540,7 +519,7 @@ class Searches:
         task.job = None
         log.error("engine search failed in %s (%d): %s", game_id, task.failures, why)
         if task.failures <= IMMEDIATE_RETRIES and record is not None:
-            task.job = self._engine_job(record)
+            task.job = engine_job(record, self.seed)
             try:
                 self._submit(task)
                 return
@@ -588,43 +567,13 @@ class Searches:
                 with self._guard:
                     self._engine.pop(game_id, None)
                 return
-            task.job, task.timer = self._engine_job(record), None
+            task.job, task.timer = engine_job(record, self.seed), None
             try:
                 self._submit(task)
             except PoolBusy:
                 task.job = None
                 task.failures += 1
                 self._retry_later(game_id, task)
-
-    def _stored_moves(self, game_id: str) -> str | None:
-        """The game's moves as stored, or None if it cannot be read now."""
-        try:
-            record = self.store.get(game_id)
-        except StoreError:
-            return None
-        return None if record is None else record.moves
-
-    def _store_options(self, game_id: str, moves: str, scores: dict[str, Any], out: Outbox) -> None:
-        """Keep the engine's options before its move with that move, if it is still the
-        game's last (the game's lock is held); the room hears of it with the new state.
-        Later, better scores (the exact pass after a shallow one) replace earlier ones."""
-        try:
-            record = self.store.get(game_id)
-            last = None if record is None else record.last_engine_move
-            if record is None or last is None or last.get("moves") != moves:
-                return
-            if record.moves != moves + str(last.get("move", "")):
-                return  # the player has moved since (in another process): it waits on this version
-            known = last.get("move_scores") or {}
-            if self.thinking(game_id) or known == scores:
-                return  # never bump the version an engine search is tied to
-            if known and all(s["exact"] for s in known.values()):
-                return  # already exact: nothing to add
-            record.last_engine_move = {**last, "move_scores": scores}
-            self.store.save(record)
-            self.publish(record, out)
-        except StoreError as err:
-            log.warning("the engine's options in %s not stored: %s", game_id, err)
 
 
 def move_payload(job: SearchJob, result: dict[str, Any]) -> dict[str, Any]:
