@@ -184,7 +184,7 @@ class LiveScores:
         emit: Emit,
         locks: GameLocks,
         seed: int | None,
-        thinking: Callable[[str], bool] = lambda _: False,
+        thinking: Callable[[str], bool],
         watched: Callable[[str], bool] = lambda _: False,
         idle_seconds: float = IDLE_SECONDS,
     ) -> None:

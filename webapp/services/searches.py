@@ -281,79 +281,6 @@ class Searches:
         assert task.job is not None
         self.pool.submit(task.job)
 
-    # -- analyses -------------------------------------------------------------------
-    def analyse(
-        self, record: GameRecord, algorithm: str, sid: str, owner: str, player: bool
-    ) -> None:
-        """Search the game's position with ``algorithm`` for client ``sid`` only.
-
-        The player's own analyses come before spectators' (``player``). A client asking
-        for a search already under way (same position, algorithm, limits and class)
-        joins it: one search, its answer sent to each of them.
-        """
-        if record.status != "playing":
-            raise GameError(protocol.GAME_OVER, "The game is over: there is nothing to analyse.")
-        limits = search_limits(record.settings, record.game, algorithm)
-        priority = Priority.SCORES if player else Priority.ANALYSIS
-        key = (record.id, record.moves, algorithm, limits, priority)
-        with self._guard:
-            if sid in self._analyses:
-                raise GameError(protocol.BUSY, "Your previous analysis is still running.")
-            shared = self._shared.get(key)
-            if shared is not None:  # the same search is under way: wait for it too
-                shared[1].add(sid)
-                self._analyses[sid] = shared[0]
-                return
-            self._analyses[sid] = None  # reserved: a second request meanwhile is refused
-        job = SearchJob(
-            record.game,
-            record.moves,
-            algorithm,
-            limits,
-            seed=self.seed,
-            tag=(ANALYSIS, record.id, sid),
-            priority=priority,
-            owner=owner,
-            game_id=record.id,
-            progress=False,  # the asker gets the result only
-        )
-        with self._guard:
-            if sid not in self._analyses:
-                return  # the client left meanwhile
-            self._analyses[sid] = job
-        try:
-            self.pool.submit(job)
-        except PoolBusy as busy:
-            with self._guard:
-                self._analyses.pop(sid, None)
-            raise GameError(protocol.BUSY, f"The server is busy: {busy}. Try again soon.") from None
-        with self._guard:
-            left = self._analyses.get(sid) is not job
-            if not left and key not in self._shared:  # others may join it from now on
-                self._shared[key] = (job, {sid})
-        if left:
-            self.pool.cancel(job.id)  # the client left meanwhile
-
-    def forget_client(self, sid: str) -> None:
-        """A client left: its analysis is cancelled, unless another client waits for it."""
-        with self._guard:
-            job = self._analyses.pop(sid, None)
-            waiting = self._waiting_for(job, sid) if job is not None else set()
-        if job is not None and not waiting:
-            self.pool.cancel(job.id)
-
-    def _waiting_for(self, job: SearchJob, leaving: str | None = None) -> set[str]:
-        """The clients still waiting for the analysis ``job`` once ``leaving`` has left
-        (the caller holds the guard); a job nobody waits for is no longer shared."""
-        key = next((k for k, (shared, _) in self._shared.items() if shared is job), None)
-        if key is None:
-            return set()
-        sids = self._shared[key][1]
-        sids.discard(leaving or "")
-        if not sids:
-            del self._shared[key]
-        return set(sids)
-
     def close(self) -> None:
         """From now on no result is applied and no retry runs (the server is stopping)."""
         self.live.close()  # first: the scores' results stop no later than the engine's
@@ -364,8 +291,10 @@ class Searches:
             if task.timer is not None:
                 task.timer.cancel()
 
-    # -- the pool's callbacks (relay thread) ---------------------------------------------
+    # -- the engine's news (off the relay thread, in turn with the game's news) ------------
     def _on_queued(self, job: SearchJob, position: int) -> None:
+        """An engine search or an analysis waits for a worker: its room or asker hears
+        its place."""
         kind, game_id, sid = job.tag
         if kind in (SCORES, PONDER) or position > QUEUED_PLACES_TOLD:
             return  # a long queue moving by one would be hundreds of emits
@@ -400,24 +329,10 @@ class Searches:
     def _on_ponder_result(
         self, job: SearchJob, result: dict[str, Any] | None, error: str | None
     ) -> None:
+        """A pondering's result: kept for the engine's reply (``LiveScores.ponder_done``),
+        or applied as the engine's move if its search became the engine's (adopted)."""
         if not self._closing and not self.live.ponder_done(job, result):
             self._engine_result(job.tag[1], job, result, error)  # it became the engine's search
-
-    def _on_analysis_result(
-        self, job: SearchJob, result: dict[str, Any] | None, error: str | None
-    ) -> None:
-        if self._closing:
-            return
-        _, _, sid = job.tag
-        with self._guard:
-            sids = self._waiting_for(job) | {sid}
-            for key in [k for k, (shared, _) in self._shared.items() if shared is job]:
-                del self._shared[key]
-            sids = {each for each in sids if self._analyses.get(each) is job}
-            for each in sids:
-                del self._analyses[each]
-        for each in sorted(sids):
-            self._send_analysis(job, result, error, each)
 
     def _engine_result(
         self, game_id: str, job: SearchJob, result: dict[str, Any] | None, error: str | None
@@ -446,16 +361,6 @@ class Searches:
         with self._guard:
             task = self._engine.get(game_id)
             return task is not None and task.job is job
-
-    def _send_analysis(
-        self, job: SearchJob, result: dict[str, Any] | None, error: str | None, sid: str
-    ) -> None:
-        if result is None:
-            why = "the server is busy" if job.dropped else error
-            failed = GameError(protocol.ENGINE_FAILED, f"The analysis failed: {why}")
-            self.emit(protocol.ERROR, failed.payload(), sid)
-            return
-        self.emit(protocol.ANALYSIS, move_payload(job, result), sid)
 
     # -- applying an engine result (the game's lock is held) -------------------------------
     def _apply_engine_result(
@@ -574,6 +479,105 @@ class Searches:
                 task.job = None
                 task.failures += 1
                 self._retry_later(game_id, task)
+
+    # -- analyses -------------------------------------------------------------------
+    def analyse(
+        self, record: GameRecord, algorithm: str, sid: str, owner: str, player: bool
+    ) -> None:
+        """Search the game's position with ``algorithm`` for client ``sid`` only.
+
+        The player's own analyses come before spectators' (``player``). A client asking
+        for a search already under way (same position, algorithm, limits and class)
+        joins it: one search, its answer sent to each of them.
+        """
+        if record.status != "playing":
+            raise GameError(protocol.GAME_OVER, "The game is over: there is nothing to analyse.")
+        limits = search_limits(record.settings, record.game, algorithm)
+        priority = Priority.SCORES if player else Priority.ANALYSIS
+        key = (record.id, record.moves, algorithm, limits, priority)
+        with self._guard:
+            if sid in self._analyses:
+                raise GameError(protocol.BUSY, "Your previous analysis is still running.")
+            shared = self._shared.get(key)
+            if shared is not None:  # the same search is under way: wait for it too
+                shared[1].add(sid)
+                self._analyses[sid] = shared[0]
+                return
+            self._analyses[sid] = None  # reserved: a second request meanwhile is refused
+        job = SearchJob(
+            record.game,
+            record.moves,
+            algorithm,
+            limits,
+            seed=self.seed,
+            tag=(ANALYSIS, record.id, sid),
+            priority=priority,
+            owner=owner,
+            game_id=record.id,
+            progress=False,  # the asker gets the result only
+        )
+        with self._guard:
+            if sid not in self._analyses:
+                return  # the client left meanwhile
+            self._analyses[sid] = job
+        try:
+            self.pool.submit(job)
+        except PoolBusy as busy:
+            with self._guard:
+                self._analyses.pop(sid, None)
+            raise GameError(protocol.BUSY, f"The server is busy: {busy}. Try again soon.") from None
+        with self._guard:
+            left = self._analyses.get(sid) is not job
+            if not left and key not in self._shared:  # others may join it from now on
+                self._shared[key] = (job, {sid})
+        if left:
+            self.pool.cancel(job.id)  # the client left meanwhile
+
+    def forget_client(self, sid: str) -> None:
+        """A client left: its analysis is cancelled, unless another client waits for it."""
+        with self._guard:
+            job = self._analyses.pop(sid, None)
+            waiting = self._waiting_for(job, sid) if job is not None else set()
+        if job is not None and not waiting:
+            self.pool.cancel(job.id)
+
+    def _waiting_for(self, job: SearchJob, leaving: str | None = None) -> set[str]:
+        """The clients still waiting for the analysis ``job`` once ``leaving`` has left
+        (the caller holds the guard); a job nobody waits for is no longer shared."""
+        key = next((k for k, (shared, _) in self._shared.items() if shared is job), None)
+        if key is None:
+            return set()
+        sids = self._shared[key][1]
+        sids.discard(leaving or "")
+        if not sids:
+            del self._shared[key]
+        return set(sids)
+
+    def _on_analysis_result(
+        self, job: SearchJob, result: dict[str, Any] | None, error: str | None
+    ) -> None:
+        if self._closing:
+            return
+        _, _, sid = job.tag
+        with self._guard:
+            sids = self._waiting_for(job) | {sid}
+            for key in [k for k, (shared, _) in self._shared.items() if shared is job]:
+                del self._shared[key]
+            sids = {each for each in sids if self._analyses.get(each) is job}
+            for each in sids:
+                del self._analyses[each]
+        for each in sorted(sids):
+            self._send_analysis(job, result, error, each)
+
+    def _send_analysis(
+        self, job: SearchJob, result: dict[str, Any] | None, error: str | None, sid: str
+    ) -> None:
+        if result is None:
+            why = "the server is busy" if job.dropped else error
+            failed = GameError(protocol.ENGINE_FAILED, f"The analysis failed: {why}")
+            self.emit(protocol.ERROR, failed.payload(), sid)
+            return
+        self.emit(protocol.ANALYSIS, move_payload(job, result), sid)
 
 
 def move_payload(job: SearchJob, result: dict[str, Any]) -> dict[str, Any]:
