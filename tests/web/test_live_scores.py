@@ -280,7 +280,7 @@ def test_options_that_come_after_the_players_move_are_not_stored(
     service.store.save(moved)
     version = moved.version
     scores = {"5": {"score": 0, "exact": True}}
-    service.searches._store_options(record.id, before, scores, Outbox())
+    service.searches.live._store_options(record.id, before, scores, Outbox())
     stored = service.store.get(record.id)
     assert stored is not None and stored.version == version
 
@@ -298,7 +298,7 @@ def test_options_are_stored_again_only_when_they_know_more(
     assert stored is not None and stored.last_engine_move is not None
     options = stored.last_engine_move["move_scores"]
     assert options and all(s["exact"] for s in options.values())
-    store = service.searches._store_options  # the rule under test
+    store = service.searches.live._store_options  # the rule under test
     estimates = {m: {"score": 0.0, "exact": False, "depth": 8} for m in options}
     for scores in (options, estimates):
         store(record.id, "", scores, Outbox())

@@ -1,11 +1,14 @@
 """The service layer: what players and spectators can do, independent of HTTP and Socket.IO.
 
 A move, top to bottom: ``game_service`` checks and stores it, ``searches`` schedules
-what follows (``Searches.changed``) and applies every job's result, by kind.
+what follows (``Searches.changed``) and applies the engine's results (its reply, a
+pondering it took over) and analyses', ``live_scores`` the scores' (the engine's
+options stored with its move), each registered with the pool's dispatcher by job kind.
 
 * ``game_service``  ``GameService``: create, move, undo, settings, new game, analyse
-* ``searches``      the engine's side: a change's jobs scheduled, every result applied
-* ``live_scores``   the live position's scores pass by pass, and the engine's pondering
+* ``searches``      the engine's side: a change's jobs scheduled, engine moves and analyses applied
+* ``live_scores``   the live position's scores pass by pass, the engine's options, pondering
+* ``engine_job``    the engine's search of a position (its reply's and its pondering's)
 * ``split``         a scores search shared between worker processes (root splitting)
 * ``state``         a stored game as the protocol's state dict
 * ``seats``         seat tokens, their hashes and their cookies
@@ -23,7 +26,7 @@ what follows (``Searches.changed``) and applies every job's result, by kind.
 Modules here import each other by their own names, never through this package
 (``from webapp.services.split import ...``): the package imports ``game_service`` first, so
 a module reaching back into it would work only by import order
-(``tests/test_imports.py`` checks the graph).
+(``tests/test_layers.py`` checks the graph).
 """
 
 from webapp.services.errors import GameError

@@ -6,6 +6,12 @@ game's room. Actions on one game run one at a time under that game's lock
 (``locks.GameLocks``); what they have to say is sent after the lock is let go.
 Every change is a compare-and-set on the game's version, so two processes that
 share the store can never both apply a move to one game.
+
+A move's walk starts here: ``move`` takes the game's lock, checks the move
+(seat, turn, legality, room in the pool), stores it (``_save_move``), then hands
+the new record to ``Searches.changed`` (``searches``), which schedules the
+engine's reply, the new position's scores and pondering (``live_scores``) and
+tells the room. Their results come back to those two modules, never here.
 """
 
 from __future__ import annotations

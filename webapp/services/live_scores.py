@@ -14,7 +14,7 @@ position also go with the game's state (``state["scores"]``), so a page that
 joins or reloads shows them; the engine's options before its move go with its
 move (``last_engine_move.move_scores``); when the engine was quicker than a
 shallow pass over its own position, that pass is let finish and its scores
-join the move afterwards (``on_options``). An exact pass over the engine's
+join the move afterwards (``_store_options``). An exact pass over the engine's
 options follows as lesser work
 (after the player's scores and the pondering; at once when the engine's move
 ended the game), so that they read like the
@@ -28,7 +28,29 @@ move, the engine's reply is that result, sent at once; if its search is still
 running it becomes the engine's search, its depths so far replayed. Any other
 move, an undo or new settings throw it away.
 
-Callbacks run on the pool's relay thread; ``Searches`` routes them here.
+A move's walk through this module, top to bottom (``Searches.changed`` calls
+``start`` under the game's lock, after the engine's reply is scheduled):
+
+1. ``start``: the old position's pass is cancelled (or, over the engine's
+   options, let finish or parked for an exact pass), the pondering of another
+   move dropped, and the new position's quick pass submitted (``SCORES``).
+2. Each pass's result comes back through the pool's dispatcher to the handler
+   registered here, ``_on_scores_result`` (a split pass once all its parts are
+   in), off the relay thread, in turn with the game's other news:
+   ``_scores_done`` takes the game's lock, ``_take`` merges the pass; a pass
+   over the engine's options is stored with its move (``_store_options``), a
+   live position's improvement goes out as a ``scores`` event once the lock is
+   let go.
+3. Then the next pass (the exact one), and once the scores are done, pondering
+   (``_ponder``) and the exact pass over the engine's options
+   (``_score_options``).
+4. A pondering's news may be the engine's reply, so ``Searches`` takes them
+   (``PONDER``) and asks here: ``ponder_progress`` and ``ponder_done`` keep them
+   for the reply; ``take_ponder`` and ``adopt`` hand the pondering to the engine
+   when the player plays the expected move.
+
+Locks: the game's lock, then this object's ``_guard`` (never the other way round);
+``thinking`` (``Searches``' guard) is asked without holding ``_guard``.
 """
 
 from __future__ import annotations
@@ -46,10 +68,14 @@ from webapp.engine.search import Limits
 from webapp.game_settings import analysis_limits, engine_side
 from webapp.games import new_game
 from webapp.search_pool import Pool, PoolBusy, Priority, SearchJob
+from webapp.search_pool.dispatch import dispatcher_of
+from webapp.services.engine_job import engine_job
 from webapp.services.locks import Emit, GameLocks, Outbox
 from webapp.services.split import cancel as cancel_parts
+from webapp.services.split import collect as collect_parts
 from webapp.services.split import submit as submit_parts
-from webapp.store import GameRecord
+from webapp.services.state import game_state
+from webapp.store import GameRecord, GameStore, StoreError
 
 log = logging.getLogger(__name__)
 
@@ -153,22 +179,20 @@ class LiveScores:
 
     def __init__(
         self,
+        store: GameStore,
         pool: Pool,
         emit: Emit,
         locks: GameLocks,
-        engine_job: Callable[[GameRecord], SearchJob],
         seed: int | None,
-        on_options: Callable[[str, str, dict[str, Any], Outbox], None],
-        stored_moves: Callable[[str], str | None] = lambda _: None,
+        thinking: Callable[[str], bool],
         watched: Callable[[str], bool] = lambda _: False,
         idle_seconds: float = IDLE_SECONDS,
     ) -> None:
-        self.pool, self.emit, self.locks, self.seed = pool, emit, locks, seed
-        self.engine_job, self.on_options = engine_job, on_options
-        # The game's moves as stored (None if unknown): another process (a search host)
-        # may have moved it without this one's lock.
-        self.stored_moves = stored_moves
-        self.watched, self.idle_seconds = watched, idle_seconds  # whether a page has the game open
+        """``thinking(game_id)``: the engine searches its move in the game (its options are
+        not stored then). ``watched(game_id)``: a page has the game open."""
+        self.store, self.pool, self.emit, self.locks, self.seed = store, pool, emit, locks, seed
+        self.thinking = thinking
+        self.watched, self.idle_seconds = watched, idle_seconds
         self._swept = time.monotonic()
         self._guard = threading.Lock()  # guards the maps below
         self._scoring: dict[str, Scoring] = {}  # game id -> its live position's scores
@@ -177,6 +201,9 @@ class LiveScores:
         # game id -> its ponder job that became the engine's search (one per game at most)
         self._adopted: dict[str, SearchJob] = {}
         self._closing = False
+        # A pass's result is applied off the pool's relay thread, in turn with the game's
+        # other news. (A pondering's news may be the engine's reply: ``Searches`` takes it.)
+        dispatcher_of(pool).register(SCORES, self._on_scores_result, serial=True)
 
     # -- questions ----------------------------------------------------------------------
     def current(self, game_id: str, moves: str) -> dict[str, Any] | None:
@@ -378,6 +405,133 @@ class LiveScores:
                 if scoring.job is job:
                     scoring.job = None
 
+    # -- results (off the relay thread, in turn with the game's news) -------------------------
+    def _on_scores_result(
+        self, job: SearchJob, result: dict[str, Any] | None, error: str | None
+    ) -> None:
+        """The dispatcher's handler of ``SCORES`` news: a part of a split pass waits for
+        the rest, a whole pass goes on to ``_scores_done``."""
+        if self._closing:
+            return
+        whole = collect_parts(job, result, error)
+        if whole is not None:
+            self._scores_done(*whole)
+
+    def _scores_done(
+        self, job: SearchJob, result: dict[str, Any] | None, error: str | None
+    ) -> None:
+        """A pass over a live position ended: tell the room if it improved, then go on
+        (its last pass, then pondering and the exact pass over the engine's options)."""
+        game_id = job.tag[1]
+        out = Outbox()
+        scoring = None
+        try:
+            with self.locks.hold(game_id):
+                scoring = self._take(job, result, error, out)
+        finally:
+            out.flush(self.emit)  # told before the next pass can report
+        if scoring is None:
+            self._options_done(game_id)
+            return
+        with self.locks.hold(game_id):
+            with self._guard:
+                if self._scoring.get(game_id) is not scoring or scoring.job is not None:
+                    return  # the game moved on meanwhile
+            if not scoring.last_pass and not scoring.complete:
+                self._submit(scoring, scoring.limits, last_pass=True)
+            else:
+                self._ponder(scoring)
+                self._score_options(game_id)  # behind the pondering (a lesser class)
+
+    def _options_done(self, game_id: str) -> None:
+        """After a shallow pass over the engine's options: their exact pass, now if the
+        player's own scores are done, else when they are (``_scores_done``)."""
+        with self.locks.hold(game_id):
+            with self._guard:
+                live = self._scoring.get(game_id)
+                done = live is None or (live.job is None and (live.last_pass or live.complete))
+            if done:
+                self._score_options(game_id)
+
+    def _take(
+        self, job: SearchJob, result: dict[str, Any] | None, error: str | None, out: Outbox
+    ) -> Scoring | None:
+        """Merge a pass's result into its position's scores (game's lock held); the scoring
+        to go on with, or None if the game has left that position or the pass failed."""
+        game_id = job.tag[1]
+        with self._guard:
+            options = self._options.get(game_id)
+            mine = options is not None and options.job is job
+            if options is not None and mine:
+                options.job = None  # kept while its exact pass may follow (``_scores_done``)
+                if result is not None:
+                    options.merge(result, job.limits)
+                if result is None or options.last_pass or not options.exact_due:
+                    del self._options[game_id]
+        if options is not None and mine:
+            if result is not None:
+                self._store_options(game_id, options.moves, options.payload()["move_scores"], out)
+            return None  # the engine's options, kept with its move: no scores event
+        with self._guard:
+            scoring = self._scoring.get(game_id)
+            if scoring is None or scoring.job is not job:
+                return None  # the game left that position: never sent
+            scoring.job = None
+        stored = self._stored_moves(game_id)
+        if stored is not None and stored != scoring.moves:  # moved by another process
+            with self._guard:
+                if self._scoring.get(game_id) is scoring:
+                    del self._scoring[game_id]
+            engines = engine_side(scoring.record.settings) == len(scoring.moves) % 2
+            if result is not None and engines and stored[:-1] == scoring.moves:
+                scoring.merge(result, job.limits)  # the engine's options before its move
+                self._store_options(game_id, scoring.moves, scoring.payload()["move_scores"], out)
+            return None
+        if result is None:
+            if not job.dropped:
+                log.warning("scores search for %s failed: %s", game_id, error)
+            return None
+        with self._guard:
+            changed = scoring.merge(result, job.limits)
+            payload = scoring.payload()
+            scoring.touched = time.monotonic()
+        if changed or not scoring.sent:
+            scoring.sent = True
+            out.send(protocol.SCORES, payload, game_id)
+        return scoring
+
+    def _stored_moves(self, game_id: str) -> str | None:
+        """The game's moves as stored, or None if it cannot be read now: another process
+        (a search host) may have moved it without this one's lock."""
+        try:
+            record = self.store.get(game_id)
+        except StoreError:
+            return None
+        return None if record is None else record.moves
+
+    def _store_options(self, game_id: str, moves: str, scores: dict[str, Any], out: Outbox) -> None:
+        """Keep the engine's options before its move with that move, if it is still the
+        game's last (the game's lock is held); the room hears of it with the new state.
+        Later, better scores (the exact pass after a shallow one) replace earlier ones."""
+        try:
+            record = self.store.get(game_id)
+            last = None if record is None else record.last_engine_move
+            if record is None or last is None or last.get("moves") != moves:
+                return
+            if record.moves != moves + str(last.get("move", "")):
+                return  # the player has moved since (in another process): it waits on this version
+            known = last.get("move_scores") or {}
+            if self.thinking(game_id) or known == scores:
+                return  # never bump the version an engine search is tied to
+            if known and all(s["exact"] for s in known.values()):
+                return  # already exact: nothing to add
+            record.last_engine_move = {**last, "move_scores": scores}
+            self.store.save(record)
+            state = game_state(record, self.thinking(game_id), self.current(game_id, record.moves))
+            out.send(protocol.STATE, state, game_id)
+        except StoreError as err:
+            log.warning("the engine's options in %s not stored: %s", game_id, err)
+
     # -- pondering ------------------------------------------------------------------------
     def _ponder(self, scoring: Scoring) -> None:
         """Search the engine's reply to the player's best-scored move (game's lock held)."""
@@ -389,7 +543,7 @@ class LiveScores:
         if new_game(record.game, after.moves).is_terminal():
             return  # the expected move ends the game: no reply to think of
         job = dataclasses.replace(
-            self.engine_job(after), tag=(PONDER, record.id, None), priority=Priority.SCORES
+            engine_job(after, self.seed), tag=(PONDER, record.id, None), priority=Priority.SCORES
         )
         pondering = Pondering(after.moves, job)
         with self._guard:
@@ -458,86 +612,3 @@ class LiveScores:
                 else:
                     pondering.result = result
             return True
-
-    # -- results (relay thread) ------------------------------------------------------------
-    def scores_done(self, job: SearchJob, result: dict[str, Any] | None, error: str | None) -> None:
-        """A pass over a live position ended: tell the room if it improved, then go on."""
-        if self._closing:
-            return
-        game_id = job.tag[1]
-        out = Outbox()
-        scoring = None
-        try:
-            with self.locks.hold(game_id):
-                scoring = self._take(job, result, error, out)
-        finally:
-            out.flush(self.emit)  # told before the next pass can report
-        if scoring is None:
-            self._options_done(game_id)
-            return
-        with self.locks.hold(game_id):
-            with self._guard:
-                if self._scoring.get(game_id) is not scoring or scoring.job is not None:
-                    return  # the game moved on meanwhile
-            if not scoring.last_pass and not scoring.complete:
-                self._submit(scoring, scoring.limits, last_pass=True)
-            else:
-                self._ponder(scoring)
-                self._score_options(game_id)  # behind the pondering (a lesser class)
-
-    def _options_done(self, game_id: str) -> None:
-        """After a shallow pass over the engine's options: their exact pass, now if the
-        player's own scores are done, else when they are (``scores_done``)."""
-        with self.locks.hold(game_id):
-            with self._guard:
-                live = self._scoring.get(game_id)
-                done = live is None or (live.job is None and (live.last_pass or live.complete))
-            if done:
-                self._score_options(game_id)
-
-    def _take(
-        self, job: SearchJob, result: dict[str, Any] | None, error: str | None, out: Outbox
-    ) -> Scoring | None:
-        """Merge a pass's result into its position's scores (game's lock held); the scoring
-        to go on with, or None if the game has left that position or the pass failed."""
-        game_id = job.tag[1]
-        with self._guard:
-            options = self._options.get(game_id)
-            mine = options is not None and options.job is job
-            if options is not None and mine:
-                options.job = None  # kept while its exact pass may follow (``scores_done``)
-                if result is not None:
-                    options.merge(result, job.limits)
-                if result is None or options.last_pass or not options.exact_due:
-                    del self._options[game_id]
-        if options is not None and mine:
-            if result is not None:
-                self.on_options(game_id, options.moves, options.payload()["move_scores"], out)
-            return None  # the engine's options, kept with its move: no scores event
-        with self._guard:
-            scoring = self._scoring.get(game_id)
-            if scoring is None or scoring.job is not job:
-                return None  # the game left that position: never sent
-            scoring.job = None
-        stored = self.stored_moves(game_id)
-        if stored is not None and stored != scoring.moves:  # moved by another process
-            with self._guard:
-                if self._scoring.get(game_id) is scoring:
-                    del self._scoring[game_id]
-            engines = engine_side(scoring.record.settings) == len(scoring.moves) % 2
-            if result is not None and engines and stored[:-1] == scoring.moves:
-                scoring.merge(result, job.limits)  # the engine's options before its move
-                self.on_options(game_id, scoring.moves, scoring.payload()["move_scores"], out)
-            return None
-        if result is None:
-            if not job.dropped:
-                log.warning("scores search for %s failed: %s", game_id, error)
-            return None
-        with self._guard:
-            changed = scoring.merge(result, job.limits)
-            payload = scoring.payload()
-            scoring.touched = time.monotonic()
-        if changed or not scoring.sent:
-            scoring.sent = True
-            out.send(protocol.SCORES, payload, game_id)
-        return scoring

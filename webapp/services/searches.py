@@ -19,13 +19,18 @@ a game never rests with the engine to move and nothing on the way.
 
 A move's walk, top to bottom: ``GameService.move`` checks the move and stores it
 (compare-and-set), then ``changed`` here schedules everything that follows, in
-order (the engine's reply, the new position's scores, pondering) and tells the
-room. Each job's news comes back through the pool's dispatcher, by job kind,
-registered once in ``__init__`` (``ENGINE``, ``PONDER``, ``SCORES``,
-``ANALYSIS``); it is applied off the relay thread, one at a time per game,
-under the game's lock, and what it has to say is sent after letting it go. An
-engine result is applied by ``_apply_engine_result``: stored, then ``changed``
-again for the position after it.
+order: (1) the engine's search under way stopped or kept, (2) the engine's reply
+(``start_engine``: the pondered one if it answers, else a new ``ENGINE`` job),
+(3) the new position's scores and pondering (``LiveScores.start``), (4) the
+room told the game's state. Each job's news comes back through the pool's
+dispatcher, by job kind, registered once by the module that applies it: here
+``ENGINE``, ``PONDER`` (a pondering's news are the engine's once it is adopted)
+and ``ANALYSIS``; ``SCORES`` in ``live_scores``, which also stores the engine's
+options with its move. News is applied off the relay thread, one at a time per
+game, under the game's lock (then ``_guard``), and what it has to say is sent
+after letting the lock go. An engine result is applied by
+``_apply_engine_result``: stored, then ``changed`` again for the position after
+it, then ``engine_move`` told.
 """
 
 from __future__ import annotations
@@ -42,16 +47,16 @@ from webapp.game_settings import search_limits
 from webapp.search_pool import Pool, PoolBusy, Priority, SearchJob
 from webapp.search_pool.dispatch import dispatcher_of
 from webapp.search_pool.timers import Delayed, Timers, shared
+from webapp.services.engine_job import ENGINE, engine_job
 from webapp.services.errors import GameError
 from webapp.services.live_scores import PONDER, SCORES, LiveScores
 from webapp.services.locks import Emit, GameLocks, Outbox
-from webapp.services.split import collect as collect_parts
 from webapp.services.state import engine_to_move, game_state
 from webapp.store import GameRecord, GameStore, StoreError, VersionConflict, now, replayed
 
 log = logging.getLogger(__name__)
 
-ENGINE, ANALYSIS = "engine", "analysis"
+ANALYSIS = "analysis"
 #: One analysis over the socket: game id, moves, algorithm, limits, priority.
 AnalysisKey = tuple[str, str, str, Limits, Priority]
 #: Failed engine searches tried again at once before the room is told.
@@ -107,10 +112,8 @@ class Searches:
         # same search joins it; it is cancelled when the last of them leaves.
         self._shared: dict[AnalysisKey, tuple[SearchJob, set[str]]] = {}
         self._closing = False
-        self.live = LiveScores(
-            pool, emit, locks, self._engine_job, seed, self._store_options, self._stored_moves,
-            watched,
-        )  # fmt: skip
+        # The scores, the engine's options and pondering: their jobs' results are its own.
+        self.live = LiveScores(store, pool, emit, locks, seed, self.thinking, watched)
         self.dispatch = dispatcher_of(pool)
         # A game's news is applied off the pool's relay thread, one at a time (``serial``).
         register = self.dispatch.register
@@ -118,7 +121,6 @@ class Searches:
         register(ENGINE, self._on_engine_result, self._on_progress, self._on_queued, serial=True,
                  places=told)  # fmt: skip
         register(PONDER, self._on_ponder_result, self._on_progress, serial=True)
-        register(SCORES, self._on_scores_result, serial=True)
         register(ANALYSIS, self._on_analysis_result, queued=self._on_queued, serial=True,
                  places=told)  # fmt: skip
 
@@ -207,7 +209,7 @@ class Searches:
         """
         if self._closing or not engine_to_move(record) or self.thinking(record.id):
             return False
-        job = self._engine_job(record)
+        job = engine_job(record, self.seed)
         pondering = self.live.take_ponder(record, job)
         task = EngineTask(record.version, record.moves, job if pondering is None else pondering.job)
         with self._guard:
@@ -279,19 +281,204 @@ class Searches:
         assert task.job is not None
         self.pool.submit(task.job)
 
-    def _engine_job(self, record: GameRecord) -> SearchJob:
-        return SearchJob(
-            record.game,
-            record.moves,
-            record.settings["algorithm"],
-            search_limits(record.settings, record.game, play=True),  # in the level's style
-            seed=self.seed,
-            tag=(ENGINE, record.id, None),
-            move_scores=False,  # the critical path: the move, nothing else
-            priority=Priority.ENGINE,
-            owner=record.seat_hash,
-            game_id=record.id,
+    def close(self) -> None:
+        """From now on no result is applied and no retry runs (the server is stopping)."""
+        self.live.close()  # first: the scores' results stop no later than the engine's
+        with self._guard:
+            self._closing = True
+            tasks = list(self._engine.values())
+        for task in tasks:
+            if task.timer is not None:
+                task.timer.cancel()
+
+    # -- the engine's news (off the relay thread, in turn with the game's news) ------------
+    def _on_queued(self, job: SearchJob, position: int) -> None:
+        """An engine search or an analysis waits for a worker: its room or asker hears
+        its place."""
+        kind, game_id, sid = job.tag
+        if kind in (SCORES, PONDER) or position > QUEUED_PLACES_TOLD:
+            return  # a long queue moving by one would be hundreds of emits
+        payload = {"game_id": game_id, "position": position, "kind": kind}
+        self.emit(protocol.QUEUED, payload, game_id if kind == ENGINE else sid)
+
+    def _on_progress(self, job: SearchJob, progress: dict[str, Any]) -> None:
+        kind, game_id, _ = job.tag
+        if kind not in (ENGINE, PONDER):
+            return
+        payload = {"game_id": game_id, "moves": job.moves, "algorithm": job.algorithm}
+        payload |= progress
+        seconds = progress["elapsed_ms"] / 1000.0
+        payload["nps"] = round(progress["nodes"] / seconds) if seconds > 0 else None
+        if kind == PONDER and self.live.ponder_progress(job, payload):
+            return  # kept for the engine's reply, should the player play the expected move
+        with self._guard:  # kept for depths_so_far: a page that joins now gets them too
+            task = self._engine.get(game_id)
+            if task is None or task.job is not job:
+                return
+            if task.rows_of is not job:
+                task.rows, task.rows_of = [], job
+            task.rows.append(payload)
+        self.emit(protocol.THINKING, payload, game_id)
+
+    def _on_engine_result(
+        self, job: SearchJob, result: dict[str, Any] | None, error: str | None
+    ) -> None:
+        if not self._closing:  # a stopping server commits nothing
+            self._engine_result(job.tag[1], job, result, error)
+
+    def _on_ponder_result(
+        self, job: SearchJob, result: dict[str, Any] | None, error: str | None
+    ) -> None:
+        """A pondering's result: kept for the engine's reply (``LiveScores.ponder_done``),
+        or applied as the engine's move if its search became the engine's (adopted)."""
+        if not self._closing and not self.live.ponder_done(job, result):
+            self._engine_result(job.tag[1], job, result, error)  # it became the engine's search
+
+    def _engine_result(
+        self, game_id: str, job: SearchJob, result: dict[str, Any] | None, error: str | None
+    ) -> None:
+        """Apply the engine's search result if it is still the game's current search."""
+        if self._current(game_id, job):
+            out = Outbox()
+            try:
+                with self.locks.hold(game_id):
+                    try:
+                        self._apply_engine_result(job, result, error, out)
+                    except Exception as err:  # a bug must not leave the game waiting for ever
+                        log.exception("engine result for %s not applied", game_id)
+                        self._fail_current(game_id, job, f"internal error: {err}", out)
+            finally:
+                out.flush(self.emit)
+
+    def _fail_current(self, game_id: str, job: SearchJob | None, why: str, out: Outbox) -> None:
+        """``_failed`` for the game's task if it is still the one of ``job``."""
+        with self._guard:
+            task = self._engine.get(game_id)
+        if task is not None and task.job is job:
+            self._failed(game_id, task, why, out)
+
+    def _current(self, game_id: str, job: SearchJob) -> bool:
+        with self._guard:
+            task = self._engine.get(game_id)
+            return task is not None and task.job is job
+
+    # -- applying an engine result (the game's lock is held) -------------------------------
+    def _apply_engine_result(
+        self, job: SearchJob, result: dict[str, Any] | None, error: str | None, out: Outbox
+    ) -> None:
+        game_id = job.tag[1]
+        with self._guard:
+            task = self._engine.get(game_id)
+        if task is None or task.job is not job:
+            return  # cancelled while waiting for the lock
+        try:
+            record = self.store.get(game_id)
+        except StoreError as err:
+            log.error("engine result for %s not applied: %s", game_id, err)
+            self._failed(game_id, task, f"the store failed: {err}", out)
+            return
+        if record is None or record.version != task.version or not engine_to_move(record):
+            with self._guard:
+                self._engine.pop(game_id, None)
+            return  # the game moved on: this result is stale
+        if result is None or not result.get("best_move"):
+            self._failed(game_id, task, error or "no move found", out, record)
+            return
+        # Replayed once: the store's check of the save finds it done (``replayed`` keeps it).
+        status, winner = replayed(record.game, record.moves + result["best_move"])
+        payload = move_payload(job, result)
+        options = self.live.current(game_id, record.moves)  # the engine's, before its move
+        payload["move_scores"] = None if options is None else options["move_scores"]
+        record.moves += result["best_move"]
+        record.status, record.winner = status, winner
+        record.last_engine_move = payload
+        record.updated_at = now()
+        try:
+            self.store.save(record)  # committed (compare-and-set) before anyone hears of it
+        except VersionConflict:  # another server changed the game meanwhile: it stands
+            with self._guard:
+                self._engine.pop(game_id, None)
+            current = self.store.get(game_id)
+            if current is not None:
+                self.publish(current, out)
+            return
+        except StoreError as err:
+            log.error("engine move in %s not stored: %s", game_id, err)
+            self._failed(game_id, task, f"the store failed: {err}", out)
+            return
+        with self._guard:
+            self._engine.pop(game_id, None)
+        self.changed(record, out)  # its state carries the new position's scores, none stale
+        out.send(protocol.ENGINE_MOVE, payload, game_id)
+
+    def _failed(
+        self,
+        game_id: str,
+        task: EngineTask,
+        why: str,
+        out: Outbox,
+        record: GameRecord | None = None,
+    ) -> None:
+        """Try a failed engine search again: at once, then (after telling the room) later."""
+        task.failures += 1
+        task.job = None
+        log.error("engine search failed in %s (%d): %s", game_id, task.failures, why)
+        if task.failures <= IMMEDIATE_RETRIES and record is not None:
+            task.job = engine_job(record, self.seed)
+            try:
+                self._submit(task)
+                return
+            except PoolBusy:
+                task.job = None
+        failed = GameError(
+            protocol.ENGINE_FAILED, f"The engine could not move ({why}); it will try again."
         )
+        out.send(protocol.ERROR, failed.payload(), game_id)
+        self._retry_later(game_id, task)
+
+    def _retry_later(self, game_id: str, task: EngineTask) -> None:
+        index = min(max(task.failures - IMMEDIATE_RETRIES - 1, 0), len(self.retry_delays) - 1)
+        # The timer thread only hands the retry over: it takes the game's lock and reads
+        # the store, which may be slow exactly when retries are due.
+        task.timer = self.timers.call_later(
+            self.retry_delays[index],
+            lambda: self.dispatch.in_turn(game_id, lambda: self._retry(game_id, task)),
+        )
+
+    def _retry(self, game_id: str, task: EngineTask) -> None:
+        try:
+            self._retry_now(game_id, task)
+        except Exception:  # a bug must not end the retries: try again later
+            log.exception("engine retry in %s failed", game_id)
+            task.job, task.failures = None, task.failures + 1
+            if not self._closing:
+                self._retry_later(game_id, task)
+
+    def _retry_now(self, game_id: str, task: EngineTask) -> None:
+        if self._closing:
+            return
+        with self.locks.hold(game_id):
+            with self._guard:
+                if self._engine.get(game_id) is not task:
+                    return  # stopped meanwhile
+            try:
+                record = self.store.get(game_id)
+            except StoreError as err:
+                task.failures += 1
+                log.error("engine retry in %s: %s", game_id, err)
+                self._retry_later(game_id, task)
+                return
+            if record is None or record.version != task.version or not engine_to_move(record):
+                with self._guard:
+                    self._engine.pop(game_id, None)
+                return
+            task.job, task.timer = engine_job(record, self.seed), None
+            try:
+                self._submit(task)
+            except PoolBusy:
+                task.job = None
+                task.failures += 1
+                self._retry_later(game_id, task)
 
     # -- analyses -------------------------------------------------------------------
     def analyse(
@@ -366,64 +553,6 @@ class Searches:
             del self._shared[key]
         return set(sids)
 
-    def close(self) -> None:
-        """From now on no result is applied and no retry runs (the server is stopping)."""
-        with self._guard:
-            self._closing = True
-            tasks = list(self._engine.values())
-        self.live.close()
-        for task in tasks:
-            if task.timer is not None:
-                task.timer.cancel()
-
-    # -- the pool's callbacks (relay thread) ---------------------------------------------
-    def _on_queued(self, job: SearchJob, position: int) -> None:
-        kind, game_id, sid = job.tag
-        if kind in (SCORES, PONDER) or position > QUEUED_PLACES_TOLD:
-            return  # a long queue moving by one would be hundreds of emits
-        payload = {"game_id": game_id, "position": position, "kind": kind}
-        self.emit(protocol.QUEUED, payload, game_id if kind == ENGINE else sid)
-
-    def _on_progress(self, job: SearchJob, progress: dict[str, Any]) -> None:
-        kind, game_id, _ = job.tag
-        if kind not in (ENGINE, PONDER):
-            return
-        payload = {"game_id": game_id, "moves": job.moves, "algorithm": job.algorithm}
-        payload |= progress
-        seconds = progress["elapsed_ms"] / 1000.0
-        payload["nps"] = round(progress["nodes"] / seconds) if seconds > 0 else None
-        if kind == PONDER and self.live.ponder_progress(job, payload):
-            return  # kept for the engine's reply, should the player play the expected move
-        with self._guard:  # kept for depths_so_far: a page that joins now gets them too
-            task = self._engine.get(game_id)
-            if task is None or task.job is not job:
-                return
-            if task.rows_of is not job:
-                task.rows, task.rows_of = [], job
-            task.rows.append(payload)
-        self.emit(protocol.THINKING, payload, game_id)
-
-    def _on_engine_result(
-        self, job: SearchJob, result: dict[str, Any] | None, error: str | None
-    ) -> None:
-        if not self._closing:  # a stopping server commits nothing
-            self._engine_result(job.tag[1], job, result, error)
-
-    def _on_ponder_result(
-        self, job: SearchJob, result: dict[str, Any] | None, error: str | None
-    ) -> None:
-        if not self._closing and not self.live.ponder_done(job, result):
-            self._engine_result(job.tag[1], job, result, error)  # it became the engine's search
-
-    def _on_scores_result(
-        self, job: SearchJob, result: dict[str, Any] | None, error: str | None
-    ) -> None:
-        if self._closing:
-            return
-        whole = collect_parts(job, result, error)  # a part of a split job waits for the rest
-        if whole is not None:
-            self.live.scores_done(*whole)
-
     def _on_analysis_result(
         self, job: SearchJob, result: dict[str, Any] | None, error: str | None
     ) -> None:
@@ -440,34 +569,6 @@ class Searches:
         for each in sorted(sids):
             self._send_analysis(job, result, error, each)
 
-    def _engine_result(
-        self, game_id: str, job: SearchJob, result: dict[str, Any] | None, error: str | None
-    ) -> None:
-        """Apply the engine's search result if it is still the game's current search."""
-        if self._current(game_id, job):
-            out = Outbox()
-            try:
-                with self.locks.hold(game_id):
-                    try:
-                        self._apply_engine_result(job, result, error, out)
-                    except Exception as err:  # a bug must not leave the game waiting for ever
-                        log.exception("engine result for %s not applied", game_id)
-                        self._fail_current(game_id, job, f"internal error: {err}", out)
-            finally:
-                out.flush(self.emit)
-
-    def _fail_current(self, game_id: str, job: SearchJob | None, why: str, out: Outbox) -> None:
-        """``_failed`` for the game's task if it is still the one of ``job``."""
-        with self._guard:
-            task = self._engine.get(game_id)
-        if task is not None and task.job is job:
-            self._failed(game_id, task, why, out)
-
-    def _current(self, game_id: str, job: SearchJob) -> bool:
-        with self._guard:
-            task = self._engine.get(game_id)
-            return task is not None and task.job is job
-
     def _send_analysis(
         self, job: SearchJob, result: dict[str, Any] | None, error: str | None, sid: str
     ) -> None:
@@ -477,154 +578,6 @@ class Searches:
             self.emit(protocol.ERROR, failed.payload(), sid)
             return
         self.emit(protocol.ANALYSIS, move_payload(job, result), sid)
-
-    # -- applying an engine result (the game's lock is held) -------------------------------
-    def _apply_engine_result(
-        self, job: SearchJob, result: dict[str, Any] | None, error: str | None, out: Outbox
-    ) -> None:
-        game_id = job.tag[1]
-        with self._guard:
-            task = self._engine.get(game_id)
-        if task is None or task.job is not job:
-            return  # cancelled while waiting for the lock
-        try:
-            record = self.store.get(game_id)
-        except StoreError as err:
-            log.error("engine result for %s not applied: %s", game_id, err)
-            self._failed(game_id, task, f"the store failed: {err}", out)
-            return
-        if record is None or record.version != task.version or not engine_to_move(record):
-            with self._guard:
-                self._engine.pop(game_id, None)
-            return  # the game moved on: this result is stale
-        if result is None or not result.get("best_move"):
-            self._failed(game_id, task, error or "no move found", out, record)
-            return
-        # Replayed once: the store's check of the save finds it done (``replayed`` keeps it).
-        status, winner = replayed(record.game, record.moves + result["best_move"])
-        payload = move_payload(job, result)
-        options = self.live.current(game_id, record.moves)  # the engine's, before its move
-        payload["move_scores"] = None if options is None else options["move_scores"]
-        record.moves += result["best_move"]
-        record.status, record.winner = status, winner
-        record.last_engine_move = payload
-        record.updated_at = now()
-        try:
-            self.store.save(record)  # committed (compare-and-set) before anyone hears of it
-        except VersionConflict:  # another server changed the game meanwhile: it stands
-            with self._guard:
-                self._engine.pop(game_id, None)
-            current = self.store.get(game_id)
-            if current is not None:
-                self.publish(current, out)
-            return
-        except StoreError as err:
-            log.error("engine move in %s not stored: %s", game_id, err)
-            self._failed(game_id, task, f"the store failed: {err}", out)
-            return
-        with self._guard:
-            self._engine.pop(game_id, None)
-        self.changed(record, out)  # its state carries the new position's scores, none stale
-        out.send(protocol.ENGINE_MOVE, payload, game_id)
-
-    def _failed(
-        self,
-        game_id: str,
-        task: EngineTask,
-        why: str,
-        out: Outbox,
-        record: GameRecord | None = None,
-    ) -> None:
-        """Try a failed engine search again: at once, then (after telling the room) later."""
-        task.failures += 1
-        task.job = None
-        log.error("engine search failed in %s (%d): %s", game_id, task.failures, why)
-        if task.failures <= IMMEDIATE_RETRIES and record is not None:
-            task.job = self._engine_job(record)
-            try:
-                self._submit(task)
-                return
-            except PoolBusy:
-                task.job = None
-        failed = GameError(
-            protocol.ENGINE_FAILED, f"The engine could not move ({why}); it will try again."
-        )
-        out.send(protocol.ERROR, failed.payload(), game_id)
-        self._retry_later(game_id, task)
-
-    def _retry_later(self, game_id: str, task: EngineTask) -> None:
-        index = min(max(task.failures - IMMEDIATE_RETRIES - 1, 0), len(self.retry_delays) - 1)
-        # The timer thread only hands the retry over: it takes the game's lock and reads
-        # the store, which may be slow exactly when retries are due.
-        task.timer = self.timers.call_later(
-            self.retry_delays[index],
-            lambda: self.dispatch.in_turn(game_id, lambda: self._retry(game_id, task)),
-        )
-
-    def _retry(self, game_id: str, task: EngineTask) -> None:
-        try:
-            self._retry_now(game_id, task)
-        except Exception:  # a bug must not end the retries: try again later
-            log.exception("engine retry in %s failed", game_id)
-            task.job, task.failures = None, task.failures + 1
-            if not self._closing:
-                self._retry_later(game_id, task)
-
-    def _retry_now(self, game_id: str, task: EngineTask) -> None:
-        if self._closing:
-            return
-        with self.locks.hold(game_id):
-            with self._guard:
-                if self._engine.get(game_id) is not task:
-                    return  # stopped meanwhile
-            try:
-                record = self.store.get(game_id)
-            except StoreError as err:
-                task.failures += 1
-                log.error("engine retry in %s: %s", game_id, err)
-                self._retry_later(game_id, task)
-                return
-            if record is None or record.version != task.version or not engine_to_move(record):
-                with self._guard:
-                    self._engine.pop(game_id, None)
-                return
-            task.job, task.timer = self._engine_job(record), None
-            try:
-                self._submit(task)
-            except PoolBusy:
-                task.job = None
-                task.failures += 1
-                self._retry_later(game_id, task)
-
-    def _stored_moves(self, game_id: str) -> str | None:
-        """The game's moves as stored, or None if it cannot be read now."""
-        try:
-            record = self.store.get(game_id)
-        except StoreError:
-            return None
-        return None if record is None else record.moves
-
-    def _store_options(self, game_id: str, moves: str, scores: dict[str, Any], out: Outbox) -> None:
-        """Keep the engine's options before its move with that move, if it is still the
-        game's last (the game's lock is held); the room hears of it with the new state.
-        Later, better scores (the exact pass after a shallow one) replace earlier ones."""
-        try:
-            record = self.store.get(game_id)
-            last = None if record is None else record.last_engine_move
-            if record is None or last is None or last.get("moves") != moves:
-                return
-            if record.moves != moves + str(last.get("move", "")):
-                return  # the player has moved since (in another process): it waits on this version
-            known = last.get("move_scores") or {}
-            if self.thinking(game_id) or known == scores:
-                return  # never bump the version an engine search is tied to
-            if known and all(s["exact"] for s in known.values()):
-                return  # already exact: nothing to add
-            record.last_engine_move = {**last, "move_scores": scores}
-            self.store.save(record)
-            self.publish(record, out)
-        except StoreError as err:
-            log.warning("the engine's options in %s not stored: %s", game_id, err)
 
 
 def move_payload(job: SearchJob, result: dict[str, Any]) -> dict[str, Any]:

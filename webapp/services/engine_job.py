@@ -1,0 +1,32 @@
+"""The engine's search of a game's position: one job for its reply and its pondering.
+
+The engine's reply (``searches``) and its pondering on the player's time
+(``live_scores``) run exactly this job, so that a pondered reply is the one the
+engine would have searched (same algorithm, limits and seed) and can be taken
+as its move.
+"""
+
+from __future__ import annotations
+
+from webapp.game_settings import search_limits
+from webapp.search_pool import Priority, SearchJob
+from webapp.store import GameRecord
+
+#: The kind of the engine's reply (its tag's first item): the dispatcher routes by it.
+ENGINE = "engine"
+
+
+def engine_job(record: GameRecord, seed: int | None) -> SearchJob:
+    """The engine's search for its move in ``record``'s position, in the level's style."""
+    return SearchJob(
+        record.game,
+        record.moves,
+        record.settings["algorithm"],
+        search_limits(record.settings, record.game, play=True),  # in the level's style
+        seed=seed,
+        tag=(ENGINE, record.id, None),
+        move_scores=False,  # the critical path: the move, nothing else
+        priority=Priority.ENGINE,
+        owner=record.seat_hash,
+        game_id=record.id,
+    )
