@@ -20,6 +20,7 @@ from webapp.engine.search import Limits, Progress, SearchResult, search
 from webapp.engine.table import LOWER, UPPER, TranspositionTable
 from webapp.game_settings import merge_settings, search_limits
 from webapp.games import new_game
+from webapp.games.connect4_kernel.native import FALLBACK_DEPTH
 from webapp.protocol import DEFAULT_SETTINGS
 
 
@@ -189,3 +190,21 @@ def test_iterative_deepening_orders_by_the_previous_depth() -> None:
     without = search(game, "alphabeta", Limits(depth=8), native=False, table=Forgetful())
     assert with_moves.score == without.score
     assert with_moves.nodes < without.nodes
+
+
+def test_the_estimates_the_solver_leaves_behind_say_how_deep_they_were_searched() -> None:
+    """The scores' exact pass, stopped by its node budget part way through solving the
+    root's moves one by one: the moves it solved are exact, each other one keeps the
+    estimate of the heuristic pass that came first, marked with that pass's depth (the
+    board says "depth 8", and a later pass knows it is no deeper)."""
+    limits = Limits(nodes=300_000, line=False)
+    result = search(new_game("connect4", "321571572542777"), "alphabeta", limits, move_scores=True)
+    assert result.stopped == "nodes" and result.move_scores is not None
+    exact = {m: s for m, s in result.move_scores.items() if s.exact}
+    left = {m: s for m, s in result.move_scores.items() if not s.exact}
+    assert exact and left  # part way
+    assert {s.depth for s in left.values()} == {FALLBACK_DEPTH}
+    assert all(s.depth is None for s in exact.values())
+    sent = result.to_dict()["move_scores"]
+    assert all(sent[m] == {"score": s.score, "exact": True} for m, s in exact.items())
+    assert all(sent[m] == {"score": s.score, "exact": False, "depth": 8} for m, s in left.items())

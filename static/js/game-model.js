@@ -139,7 +139,7 @@ export function scoresFor(/** @type {Model} */ model, /** @type {string} */ move
 export function positionValue(/** @type {Model} */ model, /** @type {string} */ moves) {
   // What the page saw of the position, the side to move's view: its scores (what the
   // board's badges show) and the newest search from it. At Perfect the engine's search
-  // is exact while the scores of its position are often only the quick pass its move cut
+  // is exact while the scores of its position may be only the first pass its move cut
   // short; the player's scores are cut short when they move at once, and then the exact
   // score of their move among the options before it still tells the position's value.
   const seen = [];

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.web.test_searches_unit import InstantPool
+from tests.web import held_engine
+from tests.web.test_searches_unit import InstantPool, _Never
 from webapp import protocol
 from webapp.engine.search import search
 from webapp.games import new_game
@@ -17,13 +18,35 @@ from webapp.search_pool import SearchJob
 Sent = list[tuple[str, Any, str]]
 
 
+def first_pass(job: SearchJob) -> bool:
+    """Whether ``job`` is the scores' first pass over a position (``FIRST_TIME``)."""
+    return job.tag[0] == "scores" and held_engine.first_pass(job.limits)
+
+
 class HoldingPool(InstantPool):
-    """Runs a job inside ``submit`` unless its kind is held: those wait for ``finish``."""
+    """Runs a job inside ``submit`` unless its kind is held: those wait for ``finish``.
+
+    ``cut_first``: every first pass of the scores answers as one whose time ran out
+    (``finish_cut_short``), so that the full pass follows."""
 
     def __init__(self, hold: set[str]) -> None:
         super().__init__()
         self.hold = hold
         self.waiting: list[SearchJob] = []
+        self.cut_first = False
+
+    def finish(self, job: SearchJob) -> None:
+        if self.cut_first and first_pass(job):
+            self.finish_cut_short(job)
+        else:
+            super().finish(job)
+
+    def finish_cut_short(self, job: SearchJob) -> None:
+        """Report ``job`` as one its time cut short (``held_engine.cut_short``)."""
+        answer = held_engine.cut_short(job.game, job.moves, job.algorithm, job.limits,
+                                       move_scores=job.move_scores, seed=job.seed,
+                                       progress=lambda _: None, cancel=_Never())  # fmt: skip
+        self.on_result(job, answer, None)
 
     def submit(self, job: SearchJob) -> int:
         if job.tag[0] not in self.hold:

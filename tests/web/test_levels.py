@@ -10,7 +10,7 @@ import pytest
 from tests.web.helpers import Listener
 from webapp import protocol
 from webapp.games import new_game
-from webapp.services.live_scores import QUICK_DEPTH
+from webapp.games.connect4_kernel.native import FALLBACK_DEPTH
 
 #: A whole game against the engine: over ~2 s (``scripts/test.sh --fast`` leaves it out).
 pytestmark = pytest.mark.slow
@@ -53,10 +53,10 @@ def test_a_game_at_the_default_level_plays_and_every_number_is_the_move_played(
         new_game("connect4", moves + engine["pv"])  # the line of the move played is legal
         # The engine's options before its move (with the move, or joining it in a later
         # state) are the board's analysis, not Medium's own depth-4 search: exact, or an
-        # estimate at least as deep as the scores' quick pass.
+        # estimate at least as deep as the solver's heuristic pass.
         options = engine["move_scores"] or options_of(player, moves)
         assert engine["move"] in options
-        assert all(s["exact"] or s["depth"] >= QUICK_DEPTH for s in options.values())
+        assert all(s["exact"] or s["depth"] >= FALLBACK_DEPTH for s in options.values())
         if "style" in engine["extra"]:  # a move chosen on purpose below its search's best
             assert engine["extra"]["strongest"]["score"] > engine["score"]
         moves += engine["move"]

@@ -16,9 +16,18 @@ import pytest
 from flask import Flask
 
 from tests.web.helpers import Listener, seated, wait_until
-from tests.web.holding_pool import HoldingPool, Sent, pure_python_scores, scores_of, values
+from tests.web.holding_pool import (
+    HoldingPool,
+    Sent,
+    first_pass,
+    pure_python_scores,
+    scores_of,
+    values,
+)
 from tests.web.test_searches_unit import InstantPool
 from webapp import protocol
+from webapp.game_settings import analysis_limits
+from webapp.games.connect4_kernel.native import FALLBACK_DEPTH
 from webapp.search_pool import Priority, SearchJob
 from webapp.services import GameService
 from webapp.services import state as state_module
@@ -85,17 +94,35 @@ def test_scores_of_a_position_the_game_has_left_are_never_sent(
     assert all(s["scores"] is None or s["scores"]["moves"] == s["moves"] for s in states)
 
 
-def test_a_shallow_pass_comes_first_then_the_exact_scores(
+def test_a_position_the_first_pass_solves_is_told_once_and_exactly(
     games: tuple[GameService, HoldingPool, Sent],
 ) -> None:
-    service, _, sent = games
+    """The first pass is the strongest analysis under ``FIRST_TIME``: where it solves the
+    position (most positions), one pass and one ``scores`` event say everything."""
+    service, pool, sent = games
+    service.create("connect4", {"level": "perfect"}, "4444", owner="me")
+    told = [s for s in scores_of(sent) if s["moves"] == "4444"]
+    assert len(told) == 1 and told[0]["complete"] and not told[0]["solving"]
+    assert all(s["exact"] and "depth" not in s for s in told[0]["move_scores"].values())
+    scored = [job for job in pool.submitted if job.tag[0] == "scores" and job.moves == "4444"]
+    assert len(scored) == 1 and first_pass(scored[0])
+
+
+def test_estimates_come_first_where_the_first_pass_cannot_solve_then_the_exact_scores(
+    games: tuple[GameService, HoldingPool, Sent],
+) -> None:
+    service, pool, sent = games
+    pool.cut_first = True  # the first pass's time runs out before the solver is done
     service.create("connect4", {"level": "perfect"}, "4444", owner="me")
     told = [s for s in scores_of(sent) if s["moves"] == "4444"]
     assert len(told) == 2 and not told[0]["complete"] and told[1]["complete"]
     assert told[0]["solving"] and not told[1]["solving"]  # the page says "solving…", then not
     shallow = told[0]["move_scores"]
-    assert all(s["depth"] >= 1 for s in shallow.values() if not s["exact"])
+    assert all(s["depth"] == FALLBACK_DEPTH for s in shallow.values() if not s["exact"])
     assert all("depth" not in s for s in told[1]["move_scores"].values())
+    scored = [job for job in pool.submitted if job.tag[0] == "scores" and job.moves == "4444"]
+    assert [first_pass(job) for job in scored] == [True, False]
+    assert scored[1].limits.time == analysis_limits("connect4").time  # the full budget
 
 
 def test_a_page_that_joins_gets_the_scores_so_far(app: Flask) -> None:
@@ -154,9 +181,9 @@ def test_at_perfect_the_engines_options_are_finished_exactly_after_the_players_s
     pool.hold.add("scores")
     record = service.create("tictactoe", {"level": "perfect", "engine_plays": "first"}, owner="me")
     quick = pool.waiting[-1]
-    assert quick.tag[0] == "scores" and quick.limits.depth is not None
+    assert first_pass(quick)
     pool.waiting.remove(quick)
-    pool.finish(quick)  # the options' shallow pass is in; their exact pass waits
+    pool.finish_cut_short(quick)  # the options' first pass: estimates; their exact pass waits
     exact = pool.waiting[-1]
     assert exact.moves == "" and exact.limits.depth is None and exact.priority == Priority.SCORES
     pool.release("engine")  # the engine moves during that pass
@@ -188,7 +215,7 @@ def test_the_exact_pass_over_the_engines_options_stops_when_the_player_moves(
     record = service.create("tictactoe", {"level": "perfect", "engine_plays": "first"}, owner="me")
     quick = pool.waiting[-1]
     pool.waiting.remove(quick)
-    pool.finish(quick)
+    pool.finish_cut_short(quick)
     pool.release("engine")
     pool.hold.add("engine")
     for job in [j for j in pool.waiting if j.moves != ""]:  # the player's own scores
@@ -213,7 +240,7 @@ def test_no_exact_pass_over_the_engines_options_once_its_move_ended_the_game(
     pool.release("engine")
     over = service.store.get(record.id)
     assert over is not None and over.status != "playing"
-    pool.release("scores")  # the shallow pass over its options is let finish, no more
+    pool.release("scores")  # the first pass over its options is let finish, no more
     assert not [job for job in pool.submitted if job.priority == Priority.ANALYSIS]
     stored = service.store.get(record.id)
     assert stored is not None and stored.last_engine_move is not None
@@ -225,7 +252,7 @@ def test_options_cut_off_by_the_engines_winning_move_are_finished_exactly(
     games: tuple[GameService, HoldingPool, Sent],
 ) -> None:
     """The engine wins (three in column 1, it plays the fourth) while the exact pass over
-    its options runs (not the shallow one, as with "1425" above): that pass starts again
+    its options runs (not the first one, as with "1425" above): that pass starts again
     as lesser work (a finished game's panel showed "about even - depth 8" beside the win),
     its exact scores join the move, and nothing stays kept for the finished game."""
     service, pool, _ = games
@@ -234,8 +261,9 @@ def test_options_cut_off_by_the_engines_winning_move_are_finished_exactly(
     record = service.create("connect4", settings, "121212", owner="me")
     quick = pool.waiting[-1]
     pool.waiting.remove(quick)
-    pool.finish(quick)
-    assert pool.waiting[-1].limits.depth is None  # the exact pass, under way
+    pool.finish_cut_short(quick)
+    full = pool.waiting[-1]  # the full exact pass, under way
+    assert full.tag[0] == "scores" and full.moves == "121212" and not first_pass(full)
     pool.release("engine")
     moved = service.store.get(record.id)
     assert moved is not None and moved.status != "playing"
@@ -252,14 +280,16 @@ def test_options_cut_off_by_the_engines_winning_move_are_finished_exactly(
 def test_at_a_custom_level_the_engines_options_get_their_exact_pass_too(
     games: tuple[GameService, HoldingPool, Sent],
 ) -> None:
-    """A custom level deeper than the quick pass, the engine quicker than its options'
-    quick pass: that pass joins the move, and the exact pass follows, as at every level
-    (the board shows the strongest analysis whatever the level)."""
+    """A custom level deeper than the solver's heuristic pass, the engine quicker than its
+    options' first pass (one its time cut short): that pass joins the move, and the exact
+    pass follows, as at every level (the board shows the strongest analysis whatever the
+    level)."""
     service, pool, _ = games
     pool.hold.add("scores")
+    pool.cut_first = True
     settings = {"level": "custom", "depth": 9, "time": 5, "engine_plays": "first"}
     service.create("tictactoe", settings, owner="me")
-    pool.release("engine")  # the engine moves before its options' quick pass is in
+    pool.release("engine")  # the engine moves before its options' first pass is in
     pool.release("scores")
     assert [job for job in pool.submitted if job.priority == Priority.ANALYSIS]
 
@@ -423,7 +453,7 @@ LAST_MOVE = "15928736"
 
 
 def estimate(job: SearchJob) -> dict[str, Any]:
-    """A shallow pass's result that did not solve the last move."""
+    """A first pass's result that did not solve the last move."""
     scores = {"4": {"score": 0, "exact": False, "depth": 8}}
     return {"best_move": "4", "score": 0, "exact": False, "pv": "4", "nodes": 1, "depth": 8,
             "time_ms": 0.1, "algorithm": job.algorithm, "move_scores": scores}  # fmt: skip
@@ -437,7 +467,7 @@ def stored_options(service: GameService, game_id: str) -> dict[str, Any]:
     return options
 
 
-def test_a_game_ending_move_before_the_shallow_pass_gets_exact_options(
+def test_a_game_ending_move_before_the_first_pass_gets_exact_options(
     games: tuple[GameService, HoldingPool, Sent],
 ) -> None:
     service, pool, _ = games
@@ -446,13 +476,13 @@ def test_a_game_ending_move_before_the_shallow_pass_gets_exact_options(
         "tictactoe", {"level": "easy", "engine_plays": "first"}, LAST_MOVE, owner="me"
     )
     quick = pool.waiting[-1]
-    assert quick.tag[0] == "scores" and quick.limits.depth is not None
+    assert first_pass(quick)
     pool.waiting.remove(quick)
     pool.release("engine")  # the engine's move ends the game while its options are scored
     pool.on_result(quick, estimate(quick), None)
     assert stored_options(service, record.id) == {"4": {"score": 0, "exact": False, "depth": 8}}
     exact = [job for job in pool.waiting if job.priority == Priority.ANALYSIS]
-    assert exact and exact[0].limits.depth is None  # the exact pass follows
+    assert exact and not first_pass(exact[0]) and exact[0].limits.depth is None  # it follows
     pool.release("scores")
     assert stored_options(service, record.id) == {"4": {"score": 0, "exact": True}}
 
@@ -468,7 +498,7 @@ def test_a_game_ending_move_during_the_exact_pass_gets_exact_options(
     quick = pool.waiting[-1]
     pool.waiting.remove(quick)
     pool.on_result(quick, estimate(quick), None)  # an estimate: the exact pass starts
-    assert pool.waiting[-1].limits.depth is None
+    assert not first_pass(pool.waiting[-1]) and pool.waiting[-1].limits.depth is None
     pool.release("engine")  # the move ends the game while the exact pass runs
     assert [job for job in pool.waiting if job.priority == Priority.ANALYSIS]
     pool.release("scores")

@@ -26,6 +26,7 @@ from webapp import protocol
 from webapp.game_settings import analysis_limits
 from webapp.search_pool import Priority
 from webapp.services import GameService
+from webapp.services.live_scores import FIRST_TIME
 
 #: A Connect Four position whose columns differ, solved in well under a second.
 CONNECT4 = "1666425755643557763612254722"
@@ -115,8 +116,11 @@ def test_the_scores_are_exact_at_every_level_with_either_algorithm(
     assert values(final) == pure_python_scores("connect4", CONNECT4)
     scored = [job for job in pool.submitted if job.tag[0] == "scores"]
     assert {job.algorithm for job in scored} == {"alphabeta"}
+    # The strongest budget, not the level's: the first pass under FIRST_TIME, any later
+    # one whole.
     exact = dataclasses.replace(analysis_limits("connect4"), line=False)
-    assert scored[-1].limits == exact  # the strongest budget, not the level's
+    assert scored[0].limits == dataclasses.replace(exact, time=FIRST_TIME)
+    assert all(job.limits == exact for job in scored[1:])
 
 
 def test_a_custom_level_shows_the_exact_scores_too(
@@ -138,7 +142,7 @@ def test_at_easy_the_engines_options_are_finished_exactly_after_the_players_scor
     record = service.create("tictactoe", {"level": "easy", "engine_plays": "first"}, owner="me")
     quick = pool.waiting[-1]
     pool.waiting.remove(quick)
-    pool.finish(quick)  # the options' shallow pass is in; their exact pass waits
+    pool.finish_cut_short(quick)  # the options' first pass: estimates; their exact pass waits
     pool.release("engine")
     pool.release("scores")
     assert [job for job in pool.submitted if job.priority == Priority.ANALYSIS]

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from tests.web.held_engine import cut_short, first_pass
 from tests.web.helpers import wait_until
 from webapp import protocol
 from webapp.search_pool import SearchJob
@@ -112,8 +113,10 @@ def test_a_result_that_comes_before_submit_returns_is_applied(
     assert stored is not None and len(stored.moves) == 2  # the engine moved
     assert not games.searches.thinking(record.id)
     kinds = [kind for kind, *_ in (job.tag for job in pool.submitted)]
-    # The quick pass, then the exact one (at Easy too), then the pondering.
-    assert kinds[:3] == ["scores", "scores", "ponder"] and "engine" not in kinds
+    # The strongest analysis (at Easy too): a pass solves the empty board unless its tenth
+    # of a second runs out first (a near thing here), then the full one; then the pondering.
+    passes = kinds.index("ponder")
+    assert kinds[:passes] == ["scores"] * passes and passes in (1, 2) and "engine" not in kinds
     scores = [payload for event, payload, _ in sent if event == protocol.SCORES]
     positions = list(dict.fromkeys(s["moves"] for s in scores))
     assert positions == ["", expected, stored.moves]
@@ -139,17 +142,30 @@ def test_a_move_not_pondered_is_searched_as_usual(
 def test_a_split_scores_job_reaches_the_room_once_with_every_move(
     service: tuple[GameService, InstantPool, list[tuple[str, Any, str]]],
 ) -> None:
-    """The exact pass over a position's moves goes in two parts (two lesser workers);
-    the room hears one complete scores event with every move, kept with the engine's move."""
+    """The full exact pass over a position's moves goes in two parts (two lesser workers;
+    the first pass, a tenth of a second, goes whole); the room hears one complete scores
+    event with every move, kept with the engine's move."""
     games, pool, sent = service
     pool.size = 3  # two workers for lesser work: the scores come in two parts
+    finish = pool.finish
+
+    def first_passes_cut_short(job: SearchJob) -> None:
+        if job.tag[0] == "scores" and first_pass(job.limits):
+            options = {"move_scores": job.move_scores, "seed": job.seed,
+                       "progress": lambda _: None, "cancel": _Never()}  # fmt: skip
+            answer = cut_short(job.game, job.moves, job.algorithm, job.limits, **options)
+            pool.on_result(job, answer, None)
+        else:
+            finish(job)
+
+    pool.finish = first_passes_cut_short  # type: ignore[method-assign]
     record = games.create("connect4", {"level": "perfect"}, owner="me")
     games.move(record.id, "4", "me")
     wait_until(lambda: len(games.store.get(record.id).moves) == 2)  # type: ignore[union-attr]
     parts = [
         job
         for job in pool.submitted
-        if job.tag[0] == "scores" and job.moves == "4" and job.limits.depth is None
+        if job.tag[0] == "scores" and job.moves == "4" and not first_pass(job.limits)
     ]
     assert [job.limits.root_moves for job in parts] == [("4", "2", "6"), ("3", "5", "1", "7")]
     complete = [

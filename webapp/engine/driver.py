@@ -362,9 +362,10 @@ class _Run:
             missing = [m for m in missing if name([m]) not in scores]
         if missing and fallback is None and self.budget.reason is None:
             fallback = self.deepen(True, solver.fallback_depth)
-        for move in missing:
+        for move in missing:  # the heuristic's estimate, with the depth it reached
             if fallback is not None and fallback.move_scores is not None:
-                scores[name([move])] = fallback.move_scores[name([move])]
+                estimate = fallback.move_scores[name([move])]
+                scores[name([move])] = replace(estimate, depth=fallback.depth)
         return dict(sorted(scores.items()))
 
     def solve_moves(

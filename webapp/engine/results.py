@@ -34,10 +34,21 @@ class CancelFlag(Protocol):
 
 @dataclass(frozen=True)
 class MoveScore:
-    """The value of one root move, from the side to move at the root."""
+    """The value of one root move, from the side to move at the root.
+
+    ``depth``: for an estimate the exact solver left behind (it gave up on that move
+    within the limits) in an otherwise solved result, the depth of the heuristic search
+    that gave it; None elsewhere (a result's estimates are at its own ``depth``)."""
 
     score: int | float
     exact: bool
+    depth: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"score": self.score, "exact": self.exact}
+        if self.depth is not None:
+            data["depth"] = self.depth
+        return data
 
 
 @dataclass(frozen=True)
@@ -88,7 +99,7 @@ class SearchResult:
         data = asdict(self)
         data["time_ms"] = round(self.time_ms, 3)
         if self.move_scores is not None:
-            data["move_scores"] = {m: asdict(s) for m, s in self.move_scores.items()}
+            data["move_scores"] = {m: s.to_dict() for m, s in self.move_scores.items()}
         return data
 
 

@@ -2,10 +2,11 @@
 
 After every move the live position's moves are scored for whoever is to move,
 on the game's ``SCORES`` lane, and each improvement goes to the game's room as
-a ``scores`` event: first a shallow pass (``QUICK_DEPTH``, ``QUICK_TIME``:
-tenths of a second), then the strongest analysis the server gives
+a ``scores`` event. Each pass is the strongest analysis the server gives
 (``settings.analysis_limits``: the solver and the opening book, exact wherever
-they solve in time), at every level and with either algorithm: the level sets
+they solve in time): first under ``FIRST_TIME`` (a tenth of a second), which
+solves most positions at once, then, where some move is still an estimate,
+the full pass; at every level and with either algorithm: the level sets
 how the engine plays, never what the board says. A move makes them moot at once: the job is
 cancelled, and a result is sent only while its position is still the game's
 (checked under the game's lock, which every move takes), so a page never gets
@@ -13,7 +14,7 @@ scores for a position the game has left. The latest scores of the live
 position also go with the game's state (``state["scores"]``), so a page that
 joins or reloads shows them; the engine's options before its move go with its
 move (``last_engine_move.move_scores``); when the engine was quicker than a
-shallow pass over its own position, that pass is let finish and its scores
+first pass over its own position, that pass is let finish and its scores
 join the move afterwards (``_store_options``). An exact pass over the engine's
 options follows as lesser work
 (after the player's scores and the pondering; at once when the engine's move
@@ -80,9 +81,14 @@ from webapp.store import GameRecord, GameStore, StoreError
 log = logging.getLogger(__name__)
 
 SCORES, PONDER = "scores", "ponder"
-#: The first pass over a new position: deep enough to read, quick enough to show at once.
-QUICK_DEPTH = 8
-QUICK_TIME = 0.3
+#: The first pass over a new position: the strongest analysis, under this many seconds.
+#: Most positions are solved in it (19 of 20 random Connect Four positions on a 2-core
+#: machine; the opening book answers at once), so one pass and one ``scores`` event
+#: say everything; the others get the estimates it reached (the solver's heuristic
+#: pass, depth 8, comes first) and the full pass follows. Two passes for every position
+#: (a depth-8 one, then the exact one) cost each move a job, an event and, for the
+#: engine's options, a save more (docs/operations.md, "A move's CPU").
+FIRST_TIME = 0.1
 #: The exact pass over the engine's options (display work that no one waits for) stops
 #: here, about a second and a half, so that it never holds a worker long.
 OPTIONS_NODES = 15_000_000
@@ -134,16 +140,24 @@ class Scoring:
 
         An exact score beats an estimate; a deeper estimate beats a shallower
         one. An estimate the solver left behind (an exact result whose move
-        is not exact) keeps the shallow pass's, whose depth is known.
+        is not exact) carries the depth of the heuristic search behind it
+        (``MoveScore.depth``). A pass whose limits stopped it before the solver
+        answered gives its heuristic pass's result, every estimate at that
+        result's depth (its best move may be proven: a quick win). An unmarked
+        estimate in a solved result, its depth unknown, is not taken.
         """
         changed = False
         solved = bool(result.get("exact")) and limits.depth is None
+        cut_short = bool(result.get("stopped"))
         for move, value in (result.get("move_scores") or {}).items():
             entry = {"score": value["score"], "exact": bool(value["exact"])}
             if not entry["exact"]:
-                if solved:
-                    continue  # the solver gave up on it: its depth is not known
-                entry["depth"] = result.get("depth")
+                depth = value.get("depth")  # the solver's leftover says; else the pass's
+                if depth is None and (cut_short or not solved):
+                    depth = result.get("depth")
+                if depth is None:
+                    continue  # the solver gave up on it and did not say how deep it saw
+                entry["depth"] = depth
             old = self.move_scores.get(move)
             shallower = not entry["exact"] and entry["depth"] < ((old or {}).get("depth") or 0)
             if old is not None and (old["exact"] or shallower):
@@ -240,8 +254,8 @@ class LiveScores:
             # A move that ends the game too: its options get their exact pass (the
             # finished game's panel shows them beside the exact result).
             options = engines and record.moves.startswith(old.moves)
-            if options and old.job.limits.depth is not None:
-                with self._guard:  # a shallow pass over the engine's options: let it finish
+            if options and not old.last_pass:
+                with self._guard:  # a first pass over the engine's options: let it finish
                     self._options[record.id] = old
             else:
                 cancel_parts(self.pool, old.job)
@@ -251,7 +265,7 @@ class LiveScores:
             self.pool.cancel(pondering.job.id)
         if self._closing or record.status != "playing":
             # No player's scores to wait for: the options' exact pass now (or once their
-            # shallow pass is in, ``_options_done``).
+            # first pass is in, ``_options_done``).
             if not self._closing:
                 self._score_options(record.id)
             return
@@ -262,8 +276,8 @@ class LiveScores:
         self._forget_idle(but=record.id)
         with self._guard:
             self._scoring[record.id] = scoring
-        quick = Limits(depth=QUICK_DEPTH, time=QUICK_TIME, line=False)
-        self._submit(scoring, quick, last_pass=False)
+        first = dataclasses.replace(limits, time=min(limits.time or FIRST_TIME, FIRST_TIME))
+        self._submit(scoring, first, last_pass=False)
 
     def _park_options(self, options: Scoring) -> None:
         """Keep the engine's options before its move for an exact pass, due once the
@@ -399,7 +413,10 @@ class LiveScores:
                 return
             scoring.job, scoring.last_pass = job, last_pass
         try:
-            submit_parts(self.pool, job)  # in parts when free workers can share it
+            if last_pass:
+                submit_parts(self.pool, job)  # in parts when free workers can share it
+            else:
+                self.pool.submit(job)  # a tenth of a second: not worth a job per part
         except PoolBusy:  # display work: skipped under load
             with self._guard:
                 if scoring.job is job:
@@ -444,7 +461,7 @@ class LiveScores:
                 self._score_options(game_id)  # behind the pondering (a lesser class)
 
     def _options_done(self, game_id: str) -> None:
-        """After a shallow pass over the engine's options: their exact pass, now if the
+        """After a first pass over the engine's options: their exact pass, now if the
         player's own scores are done, else when they are (``_scores_done``)."""
         with self.locks.hold(game_id):
             with self._guard:
@@ -512,7 +529,7 @@ class LiveScores:
     def _store_options(self, game_id: str, moves: str, scores: dict[str, Any], out: Outbox) -> None:
         """Keep the engine's options before its move with that move, if it is still the
         game's last (the game's lock is held); the room hears of it with the new state.
-        Later, better scores (the exact pass after a shallow one) replace earlier ones."""
+        Later, better scores (the exact pass after a first one) replace earlier ones."""
         try:
             record = self.store.get(game_id)
             last = None if record is None else record.last_engine_move
