@@ -49,7 +49,7 @@ from webapp.search_pool.dispatch import dispatcher_of
 from webapp.search_pool.timers import Delayed, Timers, shared
 from webapp.services.engine_job import ENGINE, engine_job
 from webapp.services.errors import GameError
-from webapp.services.live_scores import PONDER, SCORES, LiveScores
+from webapp.services.live_scores import PONDER, LiveScores
 from webapp.services.locks import Emit, GameLocks, Outbox
 from webapp.services.state import engine_to_move, game_state
 from webapp.store import GameRecord, GameStore, StoreError, VersionConflict, now, replayed
@@ -294,10 +294,9 @@ class Searches:
     # -- the engine's news (off the relay thread, in turn with the game's news) ------------
     def _on_queued(self, job: SearchJob, position: int) -> None:
         """An engine search or an analysis waits for a worker: its room or asker hears
-        its place."""
+        its place (registered for those two kinds, up to ``QUEUED_PLACES_TOLD``: a long
+        queue moving by one would be hundreds of emits)."""
         kind, game_id, sid = job.tag
-        if kind in (SCORES, PONDER) or position > QUEUED_PLACES_TOLD:
-            return  # a long queue moving by one would be hundreds of emits
         payload = {"game_id": game_id, "position": position, "kind": kind}
         self.emit(protocol.QUEUED, payload, game_id if kind == ENGINE else sid)
 
