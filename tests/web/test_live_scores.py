@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from flask import Flask
 
+from tests.web.held_engine import cut_short
 from tests.web.helpers import Listener, seated, wait_until
 from tests.web.holding_pool import (
     HoldingPool,
@@ -24,11 +25,11 @@ from tests.web.holding_pool import (
     scores_of,
     values,
 )
-from tests.web.test_searches_unit import InstantPool
+from tests.web.test_searches_unit import InstantPool, _Never
 from webapp import protocol
 from webapp.game_settings import analysis_limits
 from webapp.games.connect4_kernel.native import FALLBACK_DEPTH
-from webapp.search_pool import Priority, SearchJob
+from webapp.search_pool import PoolBusy, Priority, SearchJob
 from webapp.services import GameService
 from webapp.services import state as state_module
 from webapp.services.locks import Outbox
@@ -123,6 +124,62 @@ def test_estimates_come_first_where_the_first_pass_cannot_solve_then_the_exact_s
     scored = [job for job in pool.submitted if job.tag[0] == "scores" and job.moves == "4444"]
     assert [first_pass(job) for job in scored] == [True, False]
     assert scored[1].limits.time == analysis_limits("connect4").time  # the full budget
+
+
+def test_scores_are_complete_only_when_every_legal_move_has_one(
+    games: tuple[GameService, HoldingPool, Sent],
+) -> None:
+    """A solved first pass that left a move with no score (a leftover estimate that does
+    not say how deep it was searched, as a search host of an older build sends): not
+    complete, so the full pass follows, and nothing says "solved" meanwhile."""
+    service, pool, sent = games
+    pool.hold.add("scores")
+    service.create("connect4", {"level": "perfect"}, "4444", owner="me")
+    first = next(job for job in pool.waiting if job.moves == "4444")
+    pool.waiting.remove(first)
+    answer = cut_short(first.game, first.moves, first.algorithm, first.limits,
+                       move_scores=True, seed=0, progress=lambda _: None,
+                       cancel=_Never())  # fmt: skip
+    answer |= {"exact": True, "stopped": None}  # solved, its leftover unmarked
+    answer["move_scores"] = {m: {"score": 1, "exact": True} for m in "123456"}
+    answer["move_scores"]["7"] = {"score": 0.1, "exact": False}
+    pool.on_result(first, answer, None)
+    told = [s for s in scores_of(sent) if s["moves"] == "4444"]
+    assert len(told) == 1 and set(told[0]["move_scores"]) == set("123456")
+    assert not told[0]["complete"] and told[0]["solving"]
+    full = [job for job in pool.waiting if job.moves == "4444"]
+    assert len(full) == 1 and not first_pass(full[0])  # the full pass, for the last move
+
+
+def test_a_full_pass_that_fails_or_is_refused_ends_solving(
+    games: tuple[GameService, HoldingPool, Sent],
+) -> None:
+    """The first pass's estimates said "solving…"; when the full pass fails (a worker
+    died) or the pool refuses it under load, the page hears that nothing more is coming."""
+    service, pool, sent = games
+    pool.hold.add("scores")
+    failing = service.create("connect4", {"level": "perfect"}, "4444", owner="me")
+    first = pool.waiting.pop()
+    pool.finish_cut_short(first)
+    full = pool.waiting.pop()
+    pool.on_result(full, None, "the search worker stopped unexpectedly")
+    told = [s for s in scores_of(sent) if s["game_id"] == failing.id]
+    assert [(s["complete"], s["solving"]) for s in told] == [(False, True), (False, False)]
+    assert told[0]["move_scores"] == told[1]["move_scores"]
+
+    refused = service.create("connect4", {"level": "perfect"}, "4444", owner="me")
+    first = pool.waiting.pop()
+    submit = pool.submit
+
+    def busy(job: SearchJob) -> int:
+        if job.tag[0] == "scores":
+            raise PoolBusy("the pool is full")
+        return submit(job)
+
+    pool.submit = busy  # type: ignore[method-assign]
+    pool.finish_cut_short(first)
+    told = [s for s in scores_of(sent) if s["game_id"] == refused.id]
+    assert [(s["complete"], s["solving"]) for s in told] == [(False, True), (False, False)]
 
 
 def test_a_page_that_joins_gets_the_scores_so_far(app: Flask) -> None:

@@ -63,6 +63,29 @@ def test_parts_merge_into_one_result_with_every_score() -> None:
     assert merged["extra"]["parts"] == 2
 
 
+def test_each_parts_estimates_keep_the_depth_that_part_searched_to() -> None:
+    """Parts stopped by their limits at depths 3 and 7: the whole says depth 3, but the
+    second part's estimates were searched 7 deep, and say so; a solved part's leftover
+    keeps its own mark."""
+    a = {"best_move": "1", "score": 0.1, "exact": False, "pv": "1", "nodes": 10, "depth": 3,
+         "time_ms": 5.0, "stopped": "time",
+         "move_scores": {"1": {"score": 0.1, "exact": False}}}  # fmt: skip
+    b = a | {"best_move": "4", "score": 0.2, "depth": 7,
+             "move_scores": {"4": {"score": 0.2, "exact": False},
+                             "5": {"score": -2, "exact": True}}}  # fmt: skip
+    c = a | {"best_move": "6", "score": 3, "exact": True, "depth": 30, "stopped": None,
+             "move_scores": {"6": {"score": 3, "exact": True},
+                             "7": {"score": 0.0, "exact": False, "depth": 8}}}  # fmt: skip
+    merged = split.merge([a, b, c])
+    assert merged["depth"] == 3 and merged["move_scores"] == {
+        "1": {"score": 0.1, "exact": False, "depth": 3},
+        "4": {"score": 0.2, "exact": False, "depth": 7},
+        "5": {"score": -2, "exact": True},
+        "6": {"score": 3, "exact": True},
+        "7": {"score": 0.0, "exact": False, "depth": 8},
+    }
+
+
 def test_only_exact_solves_are_split() -> None:
     class OnePool:
         size, reserve = 3, 1

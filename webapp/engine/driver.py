@@ -365,7 +365,8 @@ class _Run:
         for move in missing:  # the heuristic's estimate, with the depth it reached
             if fallback is not None and fallback.move_scores is not None:
                 estimate = fallback.move_scores[name([move])]
-                scores[name([move])] = replace(estimate, depth=fallback.depth)
+                depth = None if estimate.exact else fallback.depth  # a proof needs none
+                scores[name([move])] = replace(estimate, depth=depth)
         return dict(sorted(scores.items()))
 
     def solve_moves(

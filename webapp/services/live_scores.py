@@ -34,7 +34,7 @@ A move's walk through this module, top to bottom (``Searches.changed`` calls
 
 1. ``start``: the old position's pass is cancelled (or, over the engine's
    options, let finish or parked for an exact pass), the pondering of another
-   move dropped, and the new position's quick pass submitted (``SCORES``).
+   move dropped, and the new position's first pass submitted (``SCORES``).
 2. Each pass's result comes back through the pool's dispatcher to the handler
    registered here, ``_on_scores_result`` (a split pass once all its parts are
    in), off the relay thread, in turn with the game's other news:
@@ -108,6 +108,7 @@ class Scoring:
 
     record: GameRecord  # the game as it stood when its position became live
     limits: Limits  # the strongest analysis's budget (the last pass), whatever the level
+    legal: int = 0  # the position's legal moves: every one needs a score (0: not known)
     job: SearchJob | None = None
     last_pass: bool = False
     move_scores: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -120,7 +121,10 @@ class Scoring:
 
     @property
     def complete(self) -> bool:
-        return bool(self.move_scores) and all(s["exact"] for s in self.move_scores.values())
+        """Every legal move's score is known exactly."""
+        scores = self.move_scores
+        every = len(scores) >= self.legal if self.legal else bool(scores)
+        return every and all(s["exact"] for s in scores.values())
 
     @property
     def solving(self) -> bool:
@@ -272,7 +276,8 @@ class LiveScores:
         # The strongest analysis at every level; scores only: no line, so an exact solve
         # proves each move's score and no more.
         limits = dataclasses.replace(analysis_limits(record.game), line=False)
-        scoring = Scoring(dataclasses.replace(record), limits)
+        legal = len(new_game(record.game, record.moves).legal_moves())
+        scoring = Scoring(dataclasses.replace(record), limits, legal)
         self._forget_idle(but=record.id)
         with self._guard:
             self._scoring[record.id] = scoring
@@ -405,12 +410,13 @@ class LiveScores:
             game_id=record.id if game_id is None else game_id,
         )
 
-    def _submit(self, scoring: Scoring, limits: Limits, last_pass: bool) -> None:
+    def _submit(self, scoring: Scoring, limits: Limits, last_pass: bool) -> bool:
+        """Submit a pass over the scoring's position; False if the pool refused it (busy)."""
         record = scoring.record
         job = self._job(record, limits, Priority.SCORES)
         with self._guard:
             if self._scoring.get(record.id) is not scoring:
-                return
+                return True  # the game moved on: nothing was asked
             scoring.job, scoring.last_pass = job, last_pass
         try:
             if last_pass:
@@ -421,6 +427,8 @@ class LiveScores:
             with self._guard:
                 if scoring.job is job:
                     scoring.job = None
+            return False
+        return True
 
     # -- results (off the relay thread, in turn with the game's news) -------------------------
     def _on_scores_result(
@@ -450,15 +458,20 @@ class LiveScores:
         if scoring is None:
             self._options_done(game_id)
             return
+        out = Outbox()
         with self.locks.hold(game_id):
             with self._guard:
                 if self._scoring.get(game_id) is not scoring or scoring.job is not None:
                     return  # the game moved on meanwhile
             if not scoring.last_pass and not scoring.complete:
-                self._submit(scoring, scoring.limits, last_pass=True)
+                if not self._submit(scoring, scoring.limits, last_pass=True) and scoring.sent:
+                    with self._guard:  # under load, no full pass: the page said
+                        payload = scoring.payload()  # "solving…", no longer
+                    out.send(protocol.SCORES, payload, game_id)
             else:
                 self._ponder(scoring)
                 self._score_options(game_id)  # behind the pondering (a lesser class)
+        out.flush(self.emit)
 
     def _options_done(self, game_id: str) -> None:
         """After a first pass over the engine's options: their exact pass, now if the
@@ -507,6 +520,10 @@ class LiveScores:
         if result is None:
             if not job.dropped:
                 log.warning("scores search for %s failed: %s", game_id, error)
+            if scoring.sent and scoring.last_pass:  # the page said "solving…": no longer
+                with self._guard:
+                    payload = scoring.payload()
+                out.send(protocol.SCORES, payload, game_id)
             return None
         with self._guard:
             changed = scoring.merge(result, job.limits)

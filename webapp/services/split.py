@@ -121,12 +121,25 @@ def collect(
     return split.whole, merge(split.results), None
 
 
+def _own_depths(result: dict[str, Any]) -> dict[str, Any]:
+    """A part's move scores, each estimate marked with the depth it was searched to: the
+    whole's depth is the shallowest part's, which another part's estimates may pass. An
+    estimate of a solved part (the solver's leftover) keeps its own mark, or none."""
+    moves: dict[str, Any] = result.get("move_scores") or {}
+    if result["exact"] and not result.get("stopped"):
+        return moves
+    return {
+        move: score if score["exact"] or "depth" in score else score | {"depth": result["depth"]}
+        for move, score in moves.items()
+    }
+
+
 def merge(results: list[dict[str, Any]]) -> dict[str, Any]:
     """One ``SearchResult.to_dict()`` from the parts': the best part's move, every score."""
     best = max(results, key=lambda r: (r["exact"], r["score"]))
     scores: dict[str, Any] = {}
     for result in results:
-        scores |= result.get("move_scores") or {}
+        scores |= _own_depths(result)
     stopped = [r["stopped"] for r in results if r.get("stopped")]
     return best | {
         "exact": all(r["exact"] for r in results),

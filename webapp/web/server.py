@@ -86,6 +86,8 @@ def log_thread_exception(args: threading.ExceptHookArgs) -> None:
     """
     error, name = args.exc_value, args.thread.name if args.thread else "?"
     closed = isinstance(error, OSError) and error.errno in CLOSED_SOCKET_ERRORS
+    # Engine.IO starts that thread on an inner function named ``writer``, and Python names
+    # a thread after its target ("Thread-12 (writer)"); renamed, the tracebacks come back.
     if closed and name.endswith("(writer)"):
         log.debug("a closed WebSocket's writer thread %s ended: %s", name, error)
         return
