@@ -52,6 +52,16 @@ export function shownMoves(/** @type {Model} */ model) {
   return model.reviewPly === null ? liveMoves(model) : model.state.moves.slice(0, model.reviewPly);
 }
 
+/**
+ * Whether a move sent and drawn (`pending`) is still on its way after `state` came: only a
+ * state of the same position, still awaiting that move, leaves it (the engine's options,
+ * saved with its move a moment later, come as such a state); any other answers it.
+ */
+export function stillPending(/** @type {Model} */ model, /** @type {import("./types.js").State} */ state) {
+  const before = model.state;
+  return Boolean(model.pending) && state.moves === before.moves && state.status === "playing" && state.to_move === before.to_move;
+}
+
 /** True when this viewer may move now. */
 export function myTurn(/** @type {Model} */ model) {
   const s = model.state;

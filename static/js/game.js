@@ -122,9 +122,9 @@ const friendPanel = M.isFriendGame(model)
 
 function applyState(state) {
   const before = model.state;
+  if (!M.stillPending(model, state)) model.pending = null; // else the disc stays drawn
   model.state = state;
   if (state.seat) model.seat = state.seat;
-  model.pending = null;
   if (state.moves.length < before.moves.length) {
     model.depthRows = []; // taken back: the rows were another game's line
     model.searchFrom = null;
@@ -344,7 +344,10 @@ function render() {
   const ply = model.reviewPly ?? 0; // read only while reviewing
   const where = ply === 0 ? "the starting position" : `the position after ${moveName(ply, info.players)}`;
   const step = ply === 0 ? "the start" : moveName(ply, info.players);
-  $("turn").textContent = reviewing ? `Reviewing ${step} (live: ${moveName(s.moves.length, info.players)})` : M.turnText(model, info);
+  const now = s.status === "playing" ? "live" : "final"; // a finished game has no live position
+  $("turn").textContent = reviewing ? `Reviewing ${step} (${now}: ${moveName(s.moves.length, info.players)})` : M.turnText(model, info);
+  $("spectator-note").textContent =
+    s.status === "playing" ? "You are watching this game live: only its players can move." : "This game is over: you are looking at it as it ended.";
   document.title = `${M.turnText(model, info)} · ${info.label} · Lookahead`;
   document.body.dataset.status = s.status;
   document.body.dataset.fairPlay = String(fairPlay()); // friend.css hides the analysis and review

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from tests.browser.game_page import ENGINE_TIMEOUT_MS, GamePage
 
@@ -146,3 +146,24 @@ def test_a_game_the_player_wins_keeps_the_engines_last_search_in_the_panel(page:
     blocked = played[-1]
     expect(page.locator("#result-headline")).to_contain_text(f"O played cell {blocked}")
     expect(page.locator("#depth-table tbody tr")).not_to_have_count(0)
+
+
+def test_a_finished_game_opened_by_someone_else_says_it_is_over(
+    page: Page, browser: Browser, base_url: str
+) -> None:
+    """X (the engine) wins at once from 1425; a visitor with the link is told the game is
+    over, not that they watch it live, and reviewing names the final move, not a live one."""
+    ui = GamePage(page)
+    ui.open_new("game=tictactoe&moves=1425&level=perfect&engine_plays=first")
+    expect(page.locator("#turn")).to_have_text("The engine won", timeout=ENGINE_TIMEOUT_MS)
+    visitor = browser.new_context(base_url=base_url)  # no seat cookie
+    try:
+        other = visitor.new_page()
+        other.goto(page.url)
+        expect(other.locator("#spectator-note")).to_have_text(
+            "This game is over: you are looking at it as it ended."
+        )
+        other.locator("body").press("ArrowLeft")
+        expect(other.locator("#turn")).to_have_text("Reviewing move 2, O (final: move 3, X)")
+    finally:
+        visitor.close()

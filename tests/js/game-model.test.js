@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
   addDepthRow, canUndo, continueUrl, createModel, engineSearchFrom, liveMoves, myTurn, noteEngineMove,
-  noteReviewValues, noteScores, positionValue, provisional, resultFor, scoresFor, shownMoves, solvingAt, turnText,
+  noteReviewValues, noteScores, positionValue, provisional, resultFor, scoresFor, shownMoves, solvingAt, stillPending, turnText,
 } from "../../static/js/game-model.js";
 import { gameInfo } from "../../static/js/rules.js";
 
@@ -144,4 +144,16 @@ test("a new game from here keeps the level and lets the viewer move", () => {
   assert.equal(url.searchParams.get("engine_plays"), "second");
   assert.equal(url.searchParams.get("depth"), "4");
   assert.equal(url.searchParams.get("time"), null);
+});
+
+test("a move on its way stays drawn through a state of the same position, and goes with any other", () => {
+  const model = createModel(state({ moves: "5", to_move: 0, version: 3 }));
+  model.pending = "1";
+  // The engine's options saved with its move: the same position, still the player's turn.
+  assert.equal(stillPending(model, state({ moves: "5", to_move: 0, version: 4 })), true);
+  assert.equal(stillPending(model, state({ moves: "51", to_move: 1, version: 5 })), false); // it was played
+  assert.equal(stillPending(model, state({ moves: "", to_move: 0, version: 5 })), false); // taken back
+  assert.equal(stillPending(model, state({ moves: "5", status: "abandoned", version: 5 })), false);
+  model.pending = null;
+  assert.equal(stillPending(model, state({ moves: "5", to_move: 0, version: 4 })), false);
 });
