@@ -84,6 +84,7 @@ const socket = connectGame(EV, gameId, {
     }),
   [EV.engine_move]: (result) =>
     update(() => {
+      for (const row of result.depths ?? []) M.addDepthRow(model, row); // a quick search's
       M.noteEngineMove(model, result);
       model.queued = null;
     }),

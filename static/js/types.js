@@ -54,6 +54,7 @@
  * @property {string | null} [stopped]
  * @property {Record<string, unknown>} [extra]
  * @property {boolean} [iterations_counted]
+ * @property {import("./game-model.js").DepthRow[]} [depths] a quick search's depths, sent with its move instead of as `thinking` events
  */
 
 /**

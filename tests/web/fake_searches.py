@@ -27,6 +27,8 @@ SCRIPTED = "tests.web.fake_searches:scripted"
 HOLD_ENV = "LOOKAHEAD_TEST_HOLD"
 #: Seconds between two looks at the release file and the cancel flag (a worker's pace only).
 POLL = 0.005
+#: The pause of ``slow_steps`` and ``quiet_steps``: far past ``process.STREAM_AFTER``.
+SLOW_PAUSE = 0.4
 
 
 def scripted(
@@ -128,6 +130,26 @@ def steps(label: str, progress: Callable[[Progress], None], cancel: CancelFlag) 
     return quick(label, progress, cancel)
 
 
+def slow_steps(
+    label: str, progress: Callable[[Progress], None], cancel: CancelFlag
+) -> dict[str, Any]:
+    """A depth, a pause of SLOW_PAUSE seconds (past a stream's start), a depth, the result."""
+    progress(Progress(1, label, 1, False, label, 10, 1.0))
+    time.sleep(SLOW_PAUSE)
+    progress(Progress(2, label, 2, False, label, 20, 1.0 + 1000 * SLOW_PAUSE))
+    return quick(label, progress, cancel)
+
+
+def quiet_steps(
+    label: str, progress: Callable[[Progress], None], cancel: CancelFlag
+) -> dict[str, Any]:
+    """Two depths at once, then SLOW_PAUSE seconds with none (a solve), then the result."""
+    progress(Progress(1, label, 1, False, label, 10, 1.0))
+    progress(Progress(2, label, 2, False, label, 20, 1.0))
+    time.sleep(SLOW_PAUSE)
+    return quick(label, progress, cancel)
+
+
 def crash(label: str, progress: Callable[[Progress], None], cancel: CancelFlag) -> dict[str, Any]:
     os._exit(3)
 
@@ -149,6 +171,8 @@ BEHAVIOURS = {
     "stubborn": stubborn,
     "quick": quick,
     "steps": steps,
+    "slow_steps": slow_steps,
+    "quiet_steps": quiet_steps,
     "crash": crash,
     "crash_held": crash_held,
     "fail": fail,

@@ -29,6 +29,7 @@ from tests.web.helpers import WAIT
 from webapp import protocol
 from webapp.bench.processes import descendants
 from webapp.games import new_game
+from webapp.search_pool import DEPTHS
 
 #: Real servers and restarts: over ~2 s each (``scripts/test.sh --fast`` leaves them out).
 pytestmark = pytest.mark.slow
@@ -203,8 +204,10 @@ def check_engine_moves(browser: Browser, game: dict[str, Any], final: str) -> No
         searched = new_game(game["game"], scores["moves"])
         legal = {searched.format_move(move) for move in searched.legal_moves()}
         assert set(scores["move_scores"]) == legal
+    # Depths stream while a search runs; a quick one's come with its move.
     thinking = browser.named(protocol.THINKING, game["id"])
-    assert thinking, "no thinking received"
+    thinking += [row for result in results for row in result.get(DEPTHS, [])]
+    assert thinking, "no depths received"
     for row in thinking:
         new_game(game["game"], row["moves"] + row["pv"])
 

@@ -104,7 +104,7 @@ def test_a_result_that_comes_before_submit_returns_is_applied(
     service: tuple[GameService, InstantPool, list[tuple[str, Any, str]]],
 ) -> None:
     games, pool, sent = service
-    record = games.create("tictactoe", {"level": "easy"}, owner="me")
+    record = games.create("tictactoe", {"level": "hard"}, owner="me")
     (pondered,) = [job for job in pool.submitted if job.tag[0] == "ponder"]
     expected = pondered.moves  # the player's best-scored move (all draw: the first)
     games.move(record.id, expected, "me")  # the engine's reply to it was pondered
@@ -113,7 +113,7 @@ def test_a_result_that_comes_before_submit_returns_is_applied(
     assert stored is not None and len(stored.moves) == 2  # the engine moved
     assert not games.searches.thinking(record.id)
     kinds = [kind for kind, *_ in (job.tag for job in pool.submitted)]
-    # The strongest analysis (at Easy too): a pass solves the empty board unless its tenth
+    # The strongest analysis (at Hard too): a pass solves the empty board unless its tenth
     # of a second runs out first (a near thing here), then the full one; then the pondering.
     passes = kinds.index("ponder")
     assert kinds[:passes] == ["scores"] * passes and passes in (1, 2) and "engine" not in kinds
@@ -125,11 +125,25 @@ def test_a_result_that_comes_before_submit_returns_is_applied(
     assert stored.last_engine_move["pondered"]
 
 
+@pytest.mark.parametrize("level", ["easy", "medium"])
+def test_a_reply_of_milliseconds_is_not_pondered(
+    service: tuple[GameService, InstantPool, list[tuple[str, Any, str]]], level: str
+) -> None:
+    """Easy's and Medium's searches (depth 2, 4) take milliseconds: pondering them would
+    save the player nothing and cost the server a search per move."""
+    games, pool, _ = service
+    record = games.create("tictactoe", {"level": level}, owner="me")
+    games.move(record.id, "5", "me")
+    wait_until(lambda: len(games.store.get(record.id).moves) == 2)  # type: ignore[union-attr]
+    assert [job.tag[0] for job in pool.submitted if job.tag[0] != "scores"] == ["engine"]
+    assert games.searches.live.sizes()["pondering"] == 0
+
+
 def test_a_move_not_pondered_is_searched_as_usual(
     service: tuple[GameService, InstantPool, list[tuple[str, Any, str]]],
 ) -> None:
     games, pool, _ = service
-    record = games.create("tictactoe", {"level": "easy"}, owner="me")
+    record = games.create("tictactoe", {"level": "hard"}, owner="me")
     (pondered,) = [job for job in pool.submitted if job.tag[0] == "ponder"]
     other = "1" if pondered.moves != "1" else "2"
     games.move(record.id, other, "me")

@@ -19,7 +19,7 @@ from tests.web.helpers import WAIT, wait_until
 from webapp.engine.search import Limits
 from webapp.engine.trace import trace
 from webapp.games import new_game
-from webapp.search_pool import TRACE, PoolBusy, Priority, SearchJob, SearchPool
+from webapp.search_pool import DEPTHS, TRACE, PoolBusy, Priority, SearchJob, SearchPool
 from webapp.search_pool.local_pool import DEFAULT_TRACE
 
 
@@ -40,8 +40,11 @@ def test_a_search_reports_each_depth_then_its_result(engine_pool: SearchPool, po
     assert error is None and result is not None
     assert result["exact"] and result["score"] == 0
     new_game("tictactoe", "5" + result["pv"])  # the line is legal
-    depths = [progress["depth"] for job, progress in pools.recorder.progress if job == job_id]
+    # Each depth once: streamed, or with the result if the search was done sooner.
+    streamed = [progress["depth"] for job, progress in pools.recorder.progress if job == job_id]
+    depths = streamed + [row["depth"] for row in result.get(DEPTHS, [])]
     assert depths == list(range(1, result["depth"] + 1))
+    assert not (streamed and DEPTHS in result)
 
 
 def test_a_failing_search_reports_its_error(engine_pool: SearchPool, pools: Pools) -> None:
@@ -83,21 +86,45 @@ def test_a_trace_job_is_cancelled_inside_the_worker_like_a_search(pools: Pools) 
     assert held not in pools.recorder.results  # a cancelled trace is never reported
 
 
-def test_progress_is_relayed_per_depth(pools: Pools) -> None:
-    pool = pools(1)
-    job_id = pool.submit(job("p", "steps"))
-    pools.recorder.result(job_id)
+def test_progress_is_relayed_per_depth_once_a_search_has_run_a_while(pools: Pools) -> None:
+    pool = pools(1, stream_after=0.0)
+    job_id = pool.submit(job("p", "slow_steps"))
+    result, _ = pools.recorder.result(job_id)
     depths = [progress["depth"] for seen, progress in pools.recorder.progress if seen == job_id]
-    assert depths == [1, 2, 3]
+    assert depths == [1, 2] and result is not None and DEPTHS not in result
+
+
+def test_a_quick_searchs_depths_come_with_its_result(pools: Pools) -> None:
+    """No message per depth for a search done before its depths would stream (an Easy
+    reply, a millisecond or two): they travel in its result, in order."""
+    pool = pools(1, stream_after=3600.0)
+    job_id = pool.submit(job("p", "steps"))
+    result, _ = pools.recorder.result(job_id)
+    assert not [seen for seen, _ in pools.recorder.progress if seen == job_id]
+    assert result is not None and [row["depth"] for row in result[DEPTHS]] == [1, 2, 3]
+    assert result[DEPTHS][0] == {"depth": 1, "best_move": "p", "score": 1, "exact": False,
+                                 "pv": "p", "nodes": 10, "elapsed_ms": 1.0}  # fmt: skip
+
+
+def test_the_depths_of_a_search_gone_quiet_stream_when_it_has_run_a_while(pools: Pools) -> None:
+    """Two depths at once, then a long solve with none: they go out at ``STREAM_AFTER``,
+    not with the result (a page watches the engine think meanwhile)."""
+    pool = pools(1)  # the real STREAM_AFTER, far below the search's pause
+    job_id = pool.submit(job("p", "quiet_steps"))
+    wait_until(lambda: len([s for s, _ in pools.recorder.progress if s == job_id]) == 2)
+    assert job_id not in pools.recorder.results  # still searching
+    result, _ = pools.recorder.result(job_id)
+    assert result is not None and DEPTHS not in result
 
 
 def test_a_job_nobody_follows_sends_no_progress(pools: Pools) -> None:
-    pool = pools(1)
-    quiet = pool.submit(replace(job("q", "steps"), progress=False))
-    loud = pool.submit(job("p", "steps"))
-    pools.recorder.result(quiet)
+    pool = pools(1, stream_after=0.0)
+    quiet = pool.submit(replace(job("q", "slow_steps"), progress=False))
+    loud = pool.submit(job("p", "slow_steps"))
+    quiet_result, _ = pools.recorder.result(quiet)
     pools.recorder.result(loud)
     assert not [seen for seen, _ in pools.recorder.progress if seen == quiet]
+    assert quiet_result is not None and DEPTHS not in quiet_result  # nor with its result
     assert [seen for seen, _ in pools.recorder.progress if seen == loud]  # the same search
 
 

@@ -22,6 +22,7 @@ The engine's searches and the search explorer's traces never run on a request's 
 
 from webapp.search_pool.interface import Pool
 from webapp.search_pool.jobs import (
+    DEPTHS,
     DROPPED,
     SEARCH,
     TRACE,
@@ -33,6 +34,7 @@ from webapp.search_pool.jobs import (
 from webapp.search_pool.local_pool import SearchPool
 
 __all__ = [
+    "DEPTHS",
     "DROPPED",
     "SEARCH",
     "TRACE",

@@ -22,6 +22,9 @@ from webapp.engine.search import Limits
 #: The kinds of job (``SearchJob.kind``): which function a worker runs for it.
 SEARCH, TRACE = "search", "trace"
 KINDS = (SEARCH, TRACE)
+#: A search result's key for the depths a quick search sent with it rather than as
+#: progress (``process.STREAM_AFTER``): its rows, shallowest first.
+DEPTHS = "depths"
 
 
 class Priority(IntEnum):

@@ -59,7 +59,7 @@ from webapp.search_pool.jobs import (
     ResultCallback,
     SearchJob,
 )
-from webapp.search_pool.process import Task
+from webapp.search_pool.process import STREAM_AFTER, Task
 from webapp.search_pool.restarts import CrashTracker
 from webapp.search_pool.scheduler import Scheduler
 from webapp.search_pool.slots import CONTEXT, LIVE, Run, Slot, State, stop_workers
@@ -123,6 +123,7 @@ class SearchPool:
         game_limit: int = 8,
         reserve: int = 1,
         lesser_nice: int = LESSER_NICE,
+        stream_after: float = STREAM_AFTER,
         scores_limit: int | None = None,
         analysis_limit: int | None = None,
         restart_backoff: tuple[float, float] = (0.5, 30.0),
@@ -137,7 +138,7 @@ class SearchPool:
             raise ValueError("a pool needs at least one worker")
         self.size, self.warm_up, self.search_fn, self.reserve = workers, warm_up, search_fn, reserve
         self.trace_fn = trace_fn
-        self.lesser_nice = lesser_nice
+        self.lesser_nice, self.stream_after = lesser_nice, stream_after
         self.cancel_grace = cancel_grace
         # Results are applied off the relay thread, a game's in order (``dispatch.py``);
         # callbacks given here replace the dispatcher's.
@@ -578,7 +579,8 @@ class SearchPool:
         """Start a worker process in ``slot`` (the caller holds the lock)."""
         try:
             nice = 0 if slot.index < self.reserve else self.lesser_nice
-            slot.spawn(self._closing_flag, self.search_fn, self.trace_fn, self.warm_up, nice)
+            slot.spawn(self._closing_flag, self.search_fn, self.trace_fn, self.warm_up, nice,
+                       self.stream_after)  # fmt: skip
         except OSError:  # out of processes or memory: try again later
             log.exception("search worker %d could not be started", slot.index)
             slot.state = State.DEAD

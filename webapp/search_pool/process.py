@@ -12,6 +12,11 @@ are named by "module:function" paths and imported here, in the worker: a
 spawned process cannot be handed a closure. Tests name their own (see
 ``tests/web/fake_searches.py``).
 
+A search's depths stream out as it reaches them, once it has run
+``STREAM_AFTER`` seconds: a search that ends sooner (an Easy reply, a
+millisecond or two) sends them with its result instead, under ``DEPTHS``, so
+that its few rows cost the pipe, the relay and the room no message each.
+
 This module imports nothing from Flask: the workers stay small.
 """
 
@@ -22,6 +27,7 @@ import importlib
 import logging
 import os
 import signal
+import threading
 from collections.abc import Callable
 from dataclasses import asdict
 from multiprocessing.connection import Connection
@@ -29,12 +35,15 @@ from typing import Any, NamedTuple, Protocol
 
 from webapp.engine.search import CancelFlag, Limits, Progress
 from webapp.search_pool.cancel import RunCancel, SharedInt
-from webapp.search_pool.jobs import SEARCH, TRACE, SearchJob
+from webapp.search_pool.jobs import DEPTHS, SEARCH, TRACE, SearchJob
 
 log = logging.getLogger(__name__)
 
 #: Seconds a worker waits for a task before checking that its server still lives.
 PARENT_CHECK_SECONDS = 1.0
+#: A search's depths stream once it has run this long; a quicker one sends them with its
+#: result (no one watches a thinking panel for a few milliseconds).
+STREAM_AFTER = 0.05
 
 
 class SearchFunction(Protocol):
@@ -186,11 +195,13 @@ def worker_main(
     trace_function: str,
     warm_up: bool = True,
     nice: int = 0,
+    stream_after: float = STREAM_AFTER,
 ) -> None:
     """A worker: warm up, say ready, then run jobs until told to stop (None) or orphaned.
 
     ``nice`` > 0 lowers this process's CPU priority: the workers that take
     analyses and scores yield the CPU to engine moves and to the server.
+    ``stream_after``: seconds a search runs before its depths stream (``STREAM_AFTER``).
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C is the server's to handle
     if nice > 0:
@@ -212,7 +223,7 @@ def worker_main(
             task: Task | None = conn.recv()
             if task is None:
                 return
-            _run(conn, functions, task, RunCancel(cancel, closing, task.run_id))
+            _run(conn, functions, task, RunCancel(cancel, closing, task.run_id), stream_after)
     except (EOFError, OSError, _ServerGone):  # the server closed our pipe or went away
         return
 
@@ -225,16 +236,42 @@ class _ServerGone(Exception):
     """Our pipe to the server broke while a search was running."""
 
 
-def _run(conn: Connection, functions: Functions, task: Task, cancel: RunCancel) -> None:
+def _run(
+    conn: Connection, functions: Functions, task: Task, cancel: RunCancel, stream_after: float
+) -> None:
     run_id = task.run_id
     conn.send(("started", run_id, None))
+    # The depths not sent yet (the search is young), and whether they stream now; a timer
+    # starts the stream even if the search finds no new depth for a while (a solve).
+    held: list[dict[str, Any]] | None = []
+    lock = threading.Lock()  # one writer on the pipe at a time: the search or the timer
 
-    def relay(progress: Progress | dict[str, Any]) -> None:
-        data = asdict(progress) if isinstance(progress, Progress) else dict(progress)
+    def send(data: dict[str, Any]) -> None:
         try:
             conn.send(("progress", run_id, data))
         except (EOFError, OSError) as err:
             raise _ServerGone from err
+
+    def stream() -> None:
+        nonlocal held
+        with lock:
+            rows, held = held, None
+            with contextlib.suppress(_ServerGone):  # the search's next send finds out
+                for data in rows or []:
+                    send(data)
+
+    def relay(progress: Progress | dict[str, Any]) -> None:
+        data = asdict(progress) if isinstance(progress, Progress) else dict(progress)
+        with lock:
+            if held is not None:
+                held.append(data)
+                return
+            send(data)
+
+    timer = threading.Timer(stream_after, stream)
+    timer.daemon = True
+    if task.progress:
+        timer.start()
 
     position = (task.game, task.moves, task.algorithm, task.limits)
     try:
@@ -255,9 +292,17 @@ def _run(conn: Connection, functions: Functions, task: Task, cancel: RunCancel) 
     except _ServerGone:
         raise  # nobody is left to tell
     except Exception as err:
-        conn.send(("failed", run_id, f"{type(err).__name__}: {err}"))
+        with lock:
+            held = None
+            conn.send(("failed", run_id, f"{type(err).__name__}: {err}"))
     else:
-        conn.send(("done", run_id, result))
+        with lock:  # no depth goes out after the result
+            if held and isinstance(result, dict):
+                result = result | {DEPTHS: held}
+            held = None
+            conn.send(("done", run_id, result))
+    finally:
+        timer.cancel()
 
 
 def warm_up_engine() -> None:

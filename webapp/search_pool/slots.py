@@ -18,7 +18,7 @@ from multiprocessing.context import SpawnProcess
 
 from webapp.search_pool.cancel import SharedInt
 from webapp.search_pool.jobs import SearchJob
-from webapp.search_pool.process import worker_main
+from webapp.search_pool.process import STREAM_AFTER, worker_main
 
 #: Every worker is spawned: it inherits none of the server's threads, locks or sockets.
 CONTEXT = multiprocessing.get_context("spawn")
@@ -70,13 +70,29 @@ class Slot:
     killed: bool = False  # the pool killed this process (a cancel it ignored), not a crash
 
     def spawn(
-        self, closing: SharedInt, search_fn: str, trace_fn: str, warm_up: bool, nice: int = 0
+        self,
+        closing: SharedInt,
+        search_fn: str,
+        trace_fn: str,
+        warm_up: bool,
+        nice: int = 0,
+        stream_after: float = STREAM_AFTER,
     ) -> None:
-        """Start a worker process here (``nice``: its OS niceness); OSError if the system cannot."""
+        """Start a worker process here (``nice``: its OS niceness; ``stream_after``: see
+        ``process.STREAM_AFTER``); OSError if the system cannot."""
         server_end, worker_end = CONTEXT.Pipe()
         process = CONTEXT.Process(
             target=worker_main,
-            args=(worker_end, self.cancel, closing, search_fn, trace_fn, warm_up, nice),
+            args=(
+                worker_end,
+                self.cancel,
+                closing,
+                search_fn,
+                trace_fn,
+                warm_up,
+                nice,
+                stream_after,
+            ),
             name=f"lookahead-search-{self.index}",
             daemon=True,
         )

@@ -27,7 +27,9 @@ expected move (the best-scored one), with exactly the job it would run for
 that position (same algorithm, limits and seed). If the player plays that
 move, the engine's reply is that result, sent at once; if its search is still
 running it becomes the engine's search, its depths so far replayed. Any other
-move, an undo or new settings throw it away.
+move, an undo or new settings throw it away. A reply whose search takes
+milliseconds (a small depth: Easy, Medium; ``search_pool.local_pool.short``) is
+not pondered: it would save the player nothing and cost the server a search.
 
 A move's walk through this module, top to bottom (``Searches.changed`` calls
 ``start`` under the game's lock, after the engine's reply is scheduled):
@@ -70,6 +72,7 @@ from webapp.game_settings import analysis_limits, engine_side
 from webapp.games import new_game
 from webapp.search_pool import Pool, PoolBusy, Priority, SearchJob
 from webapp.search_pool.dispatch import dispatcher_of
+from webapp.search_pool.local_pool import short
 from webapp.services.engine_job import engine_job
 from webapp.services.locks import Emit, GameLocks, Outbox
 from webapp.services.split import cancel as cancel_parts
@@ -576,9 +579,10 @@ class LiveScores:
         after = dataclasses.replace(record, moves=record.moves + expected)
         if new_game(record.game, after.moves).is_terminal():
             return  # the expected move ends the game: no reply to think of
-        job = dataclasses.replace(
-            engine_job(after, self.seed), tag=(PONDER, record.id, None), priority=Priority.SCORES
-        )
+        reply = engine_job(after, self.seed)
+        if short(reply):
+            return  # a reply of milliseconds (Easy, Medium): pondering would save nothing
+        job = dataclasses.replace(reply, tag=(PONDER, record.id, None), priority=Priority.SCORES)
         pondering = Pondering(after.moves, job)
         with self._guard:
             if self._scoring.get(record.id) is not scoring or record.id in self._pondering:

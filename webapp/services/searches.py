@@ -44,7 +44,7 @@ from typing import Any
 from webapp import protocol
 from webapp.engine.results import Limits
 from webapp.game_settings import search_limits
-from webapp.search_pool import Pool, PoolBusy, Priority, SearchJob
+from webapp.search_pool import DEPTHS, Pool, PoolBusy, Priority, SearchJob
 from webapp.search_pool.dispatch import dispatcher_of
 from webapp.search_pool.timers import Delayed, Timers, shared
 from webapp.services.engine_job import ENGINE, engine_job
@@ -304,10 +304,7 @@ class Searches:
         kind, game_id, _ = job.tag
         if kind not in (ENGINE, PONDER):
             return
-        payload = {"game_id": game_id, "moves": job.moves, "algorithm": job.algorithm}
-        payload |= progress
-        seconds = progress["elapsed_ms"] / 1000.0
-        payload["nps"] = round(progress["nodes"] / seconds) if seconds > 0 else None
+        payload = thinking_row(job, progress)
         if kind == PONDER and self.live.ponder_progress(job, payload):
             return  # kept for the engine's reply, should the player play the expected move
         with self._guard:  # kept for depths_so_far: a page that joins now gets them too
@@ -385,6 +382,10 @@ class Searches:
             return
         # Replayed once: the store's check of the save finds it done (``replayed`` keeps it).
         status, winner = replayed(record.game, record.moves + result["best_move"])
+        # A quick search's depths come with its result, not as ``thinking`` rows: they go
+        # out with ``engine_move`` (the panel's depth table), never into the stored game.
+        result = dict(result)
+        depths = result.pop(DEPTHS, None)
         payload = move_payload(job, result)
         options = self.live.current(game_id, record.moves)  # the engine's, before its move
         payload["move_scores"] = None if options is None else options["move_scores"]
@@ -408,6 +409,8 @@ class Searches:
         with self._guard:
             self._engine.pop(game_id, None)
         self.changed(record, out)  # its state carries the new position's scores, none stale
+        if depths:
+            payload = payload | {DEPTHS: [thinking_row(job, row) for row in depths]}
         out.send(protocol.ENGINE_MOVE, payload, game_id)
 
     def _failed(
@@ -577,6 +580,15 @@ class Searches:
             self.emit(protocol.ERROR, failed.payload(), sid)
             return
         self.emit(protocol.ANALYSIS, move_payload(job, result), sid)
+
+
+def thinking_row(job: SearchJob, progress: dict[str, Any]) -> dict[str, Any]:
+    """A ``thinking`` row: one depth of the engine's search, with its game, position,
+    algorithm and speed."""
+    row = {"game_id": job.tag[1], "moves": job.moves, "algorithm": job.algorithm} | progress
+    seconds = progress["elapsed_ms"] / 1000.0
+    row["nps"] = round(progress["nodes"] / seconds) if seconds > 0 else None
+    return row
 
 
 def move_payload(job: SearchJob, result: dict[str, Any]) -> dict[str, Any]:
