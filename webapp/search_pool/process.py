@@ -270,7 +270,7 @@ def _run(
 
     timer = threading.Timer(stream_after, stream)
     timer.daemon = True
-    if task.progress:
+    if task.progress and task.kind == SEARCH:  # a trace reports no depths
         timer.start()
 
     position = (task.game, task.moves, task.algorithm, task.limits)
