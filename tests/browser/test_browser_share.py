@@ -32,8 +32,8 @@ def test_a_spectator_watches_live_and_cannot_move(
         expect(watcher.cell("5")).to_have_attribute("aria-label", re.compile(r"^Cell 5, X"))
         expect(watcher.page.locator("#turn")).to_contain_text("(player) to move")
 
-        # A spectator's click is the server's to refuse: the reason is shown,
-        # the board does not change.
+        # A spectator's click is refused (by the page at once, by the server too):
+        # the reason is shown, the board does not change.
         empty = next(
             m for m in "12346789" if "empty" in (watcher.cell(m).get_attribute("aria-label") or "")
         )
