@@ -16,6 +16,7 @@ import { createMoveList } from "./movelist.js";
 import { gameInfo, replay } from "./rules.js";
 import { bindSettings } from "./settings-form.js";
 import { connectGame } from "./socket.js";
+import { createScoresFill } from "./scores-fill.js";
 import { createStatus } from "./status.js";
 
 const config = readConfig();
@@ -62,6 +63,8 @@ const graphFill = createGraphFill(gameId, (values) => update(() => M.noteReviewV
 const fairPlay = () =>
   M.isFriendGame(model) && model.state.status === "playing" && (M.isPlayer(model) || !model.state.friend?.spectator_analysis);
 const fillGraph = () => model.state.settings.show_analysis && !fairPlay() && graphFill.fill(model.state.moves);
+// An earlier position's scores this page never saw live come from the server's analysis.
+const scoresFill = createScoresFill(model.state.game, (payload) => update(() => M.noteScores(model, payload)));
 let joining = false; // the next state is a join's answer: moves this page may not have seen
 fillGraph();
 
@@ -328,6 +331,8 @@ function render() {
   const over = !live && shown && replay(s.game, shown).over;
   const match = live || (over ? M.resultFor(model, shown.slice(0, -1)) : null);
   const lineOn = (model.showLine || model.hoverLine) && match === live;
+  const unscored = reviewing && analysisOn && !M.scoresFor(model, shown) && !replay(s.game, shown).over;
+  scoresFill.want(unscored ? shown : null);
 
   board.set(
     boardView({
