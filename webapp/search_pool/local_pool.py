@@ -41,7 +41,6 @@ import threading
 import time
 from collections.abc import Callable
 from itertools import count
-from multiprocessing import connection
 from typing import Any
 
 from webapp.search_pool.callbacks import Callbacks
@@ -60,6 +59,7 @@ from webapp.search_pool.jobs import (
     SearchJob,
 )
 from webapp.search_pool.process import STREAM_AFTER, Task
+from webapp.search_pool.readiness import Readiness
 from webapp.search_pool.restarts import CrashTracker
 from webapp.search_pool.scheduler import Scheduler
 from webapp.search_pool.slots import CONTEXT, LIVE, Run, Slot, State, stop_workers
@@ -159,6 +159,7 @@ class SearchPool:
         self._closing_flag = shared_int(CONTEXT)
         self._slots = [Slot(index, shared_int(CONTEXT)) for index in range(workers)]
         self._wake_in, self._wake_out = socket.socketpair()
+        self._readiness = Readiness()  # the relay's alone
         self._wake_in.setblocking(False)
         self._wake_out.setblocking(False)
         self._relay_started, self._relay_ident = False, -1
@@ -438,7 +439,7 @@ class SearchPool:
                 if slot.process is not None:
                     waits.append(slot.process.sentinel)
             timeout = self._relay_timeout()
-        ready = set(connection.wait(waits, timeout))
+        ready = set(self._readiness.wait(waits, timeout))
         if self._wake_in in ready:
             self._drain_wake()
         for slot in self._slots:
