@@ -128,16 +128,23 @@ def test_bad_positions_are_refused(client: FlaskClient, query: str, code: str) -
 
 
 def test_the_analysis_is_rate_limited(tmp_path: Path) -> None:
-    app = make_app(tmp_path / "games.db", RATE_LIMIT_ANALYSE_PER_IDENTITY="2/minute")
+    # Searches may wait long: each answer comes whole (200), and is then cached.
+    app = make_app(
+        tmp_path / "games.db", RATE_LIMIT_ANALYSE_PER_IDENTITY="2/minute", ANALYSIS_WAIT_SECONDS=60
+    )
     try:
         client = app.test_client()
         client.get("/")  # an identity cookie: the per-identity limit applies
-        for _ in range(2):
-            assert client.get("/api/analysis?game=tictactoe&moves=5").status_code in (200, 202)
-        refused = client.get("/api/analysis?game=tictactoe&moves=5")
+        for moves in ("5", "1"):
+            assert client.get(f"/api/analysis?game=tictactoe&moves={moves}").status_code == 200
+        refused = client.get("/api/analysis?game=tictactoe&moves=3")
         assert refused.status_code == 429 and int(refused.headers["Retry-After"]) >= 1
         assert refused.get_json()["error"]["code"] == protocol.RATE_LIMITED
-        assert app.test_client().get("/api/analysis?game=tictactoe&moves=5").status_code == 200
+        # An answer known already costs no search, so it is not refused (nor counted).
+        for _ in range(3):
+            assert client.get("/api/analysis?game=tictactoe&moves=5").status_code == 200
+        assert client.get("/api/analysis?game=tictactoe&moves=51").status_code == 429
+        assert app.test_client().get("/api/analysis?game=tictactoe&moves=3").status_code == 200
     finally:
         close_app(app)
 

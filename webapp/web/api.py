@@ -136,20 +136,24 @@ def analysis() -> Response:
     its search runs (ask again within ``ANALYSIS_ABANDON_SECONDS``: it goes on; else it
     is cancelled); 429 past the asker's share; 503 BUSY when the pool is full. With every
     waiting place taken (``HTTP_WAITERS``) it answers 202 at once instead of waiting.
+    An answer known already (cached, or a finished position) costs no search: it is not
+    counted against the analysis rate limits, which guard the searches.
     """
-    admit("analyse")
     position = preview(request.args.get("game"), None, request.args.get("moves", ""))
     config = current_app.config
     analyses: Analyses = current_app.extensions["lookahead_analyses"]
-    with waiting_place() as may_wait:
-        answer = analyses.analyse(
-            position["game"],
-            position["moves"],
-            seconds=config["ANALYSIS_SECONDS"],
-            wait=config["ANALYSIS_WAIT_SECONDS"] if may_wait else 0.0,
-            owner=turns(),
-            asker=asker(),
-        )
+    answer = analyses.lookup((position["game"], position["moves"], True))
+    if answer is None:
+        admit("analyse")
+        with waiting_place() as may_wait:
+            answer = analyses.analyse(
+                position["game"],
+                position["moves"],
+                seconds=config["ANALYSIS_SECONDS"],
+                wait=config["ANALYSIS_WAIT_SECONDS"] if may_wait else 0.0,
+                owner=turns(),
+                asker=asker(),
+            )
     if answer is None:
         response = jsonify({"game": position["game"], "moves": position["moves"], "pending": True})
         response.status_code = 202
