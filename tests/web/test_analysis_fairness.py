@@ -368,7 +368,7 @@ def test_a_heuristic_answer_past_its_time_leaves_the_cache_at_the_next_sweep() -
     assert ask(made, "5") is None and ask(made, "1") is None
     estimate = RESULT | {"exact": False, "move_scores": {"5": {"score": 0.1, "exact": False}}}
     pool.on_result(pool.submitted[0], estimate, None)
-    pool.on_result(pool.submitted[1], RESULT, None)  # exact: kept for ever
+    pool.on_result(pool.submitted[1], RESULT, None)  # complete: kept while in use
     assert len(made._cache) == 2
     clock.now = 29.0
     made.sweep()
@@ -376,3 +376,18 @@ def test_a_heuristic_answer_past_its_time_leaves_the_cache_at_the_next_sweep() -
     clock.now = 30.0
     made.sweep()
     assert list(made._cache) == [("tictactoe", "1", True)]
+
+
+def test_a_complete_answer_stays_while_asked_for_and_leaves_once_nobody_has() -> None:
+    made, pool, clock = analyses(keep_seconds=600.0)
+    assert ask(made, "5") is None
+    pool.on_result(pool.submitted[0], RESULT, None)
+    clock.now = 500.0
+    assert ask(made, "5") is not None  # asked again: its 600 s start anew
+    clock.now = 1000.0
+    made.sweep()
+    assert ask(made, "5") is not None and len(pool.submitted) == 1  # still cached
+    clock.now = 1700.0  # 700 s since the last ask
+    made.sweep()
+    assert made._cache == {}
+    assert ask(made, "5") is None and len(pool.submitted) == 2  # searched again

@@ -113,6 +113,24 @@ def test_the_cache_keeps_the_most_recently_used_rows_up_to_its_size() -> None:
     assert cache.get("b") is None and cache.get("a") is not None and cache.get("c") is not None
 
 
+def test_a_row_nobody_used_for_its_idle_time_leaves_at_the_next_put() -> None:
+    now = [0.0]
+    cache = RowCache(100, idle_seconds=300, clock=lambda: now[0])
+    cache.put(to_row(game_record("abandoned", version=1)))
+    now[0] = 200
+    cache.put(to_row(game_record("played", version=1)))
+    now[0] = 400
+    assert cache.get("played") is not None  # read at 400: in use
+    cache.put(to_row(game_record("new", version=1)))  # "abandoned" idle 400 s: gone
+    assert cache.get("abandoned") is None
+    now[0] = 650
+    cache.put(to_row(game_record("newer", version=1)))  # "played" idle 250 s: kept
+    assert cache.get("played") is not None and len(cache) == 3
+    now[0] = 1000
+    cache.put(to_row(game_record("last", version=1)))
+    assert len(cache) == 1 and cache.get("last") is not None
+
+
 def test_moves_checked_once_are_not_replayed_again(monkeypatch: pytest.MonkeyPatch) -> None:
     """A save is often of moves checked just before (the engine's options join its move)."""
     replays: list[str] = []

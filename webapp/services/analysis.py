@@ -13,8 +13,10 @@ unless the caller gives a smaller one). A search stopped by its budget
 answers its deepest heuristic values, ``exact: false``, with the depth reached.
 
 # Cache
-Exact answers are the position's for ever: they are kept in an LRU keyed by
-(game, moves, whether every move was scored). Heuristic answers are kept only
+Complete answers are the position's for ever: they are kept in an LRU keyed by
+(game, moves, whether every move was scored), until nobody has asked for them
+for ``KEEP_SECONDS`` (the sweep, or the next answer, drops them). Other answers
+are kept only
 ``HEURISTIC_SECONDS``: long enough that a page polling after a "pending" answer,
 a second tab or the review asking for the same position get it without a second
 search, short enough that a later request (the pool less loaded, or a larger
@@ -67,6 +69,9 @@ POSITION = "position"
 CACHE_SIZE = 1024
 #: Seconds a heuristic (not exact) answer is kept (see the module docstring).
 HEURISTIC_SECONDS = 30.0
+#: Seconds a complete answer stays once nobody asks for it: the cache holds the
+#: positions in use, not the last 1,024 ever asked for (browsers keep their own copy).
+KEEP_SECONDS = 600.0
 #: Positions of one ``many`` call searched (or waiting) at once: the pool's
 #: per-owner bound is left for the player's other work.
 WINDOW = 4
@@ -126,6 +131,7 @@ class Analyses:
         seed: int | None = None,
         cache_size: int = CACHE_SIZE,
         heuristic_seconds: float = HEURISTIC_SECONDS,
+        keep_seconds: float = KEEP_SECONDS,
         abandon_seconds: float | None = ABANDON_SECONDS,
         share_per_identity: int | None = None,
         share_per_address: int | None = None,
@@ -138,6 +144,7 @@ class Analyses:
         ``timers``: where the sweeps wait (the process's)."""
         self.pool, self.seed, self.clock = pool, seed, clock
         self.cache_size, self.heuristic_seconds = cache_size, heuristic_seconds
+        self.keep_seconds = keep_seconds
         self.abandon_seconds = abandon_seconds
         self.share_per_identity, self.share_per_address = share_per_identity, share_per_address
         self.retry_seconds = retry_seconds
@@ -258,6 +265,8 @@ class Analyses:
                     del self._cache[candidate]
                     continue
                 if candidate == key or answer["exact"]:
+                    if answer["complete"]:  # kept while in use
+                        self._cache[candidate] = (answer, self.clock() + self.keep_seconds)
                     self._cache.move_to_end(candidate)
                     return answer
         return None
@@ -398,10 +407,16 @@ class Analyses:
             if pending is not None:
                 pending.answer, pending.error, pending.done = answer, error, True
             if answer is not None:
-                lasts = float("inf") if answer["complete"] else self.heuristic_seconds
-                self._cache[key] = (answer, self.clock() + lasts)
+                now = self.clock()
+                lasts = self.keep_seconds if answer["complete"] else self.heuristic_seconds
+                self._cache[key] = (answer, now + lasts)
                 self._cache.move_to_end(key)
                 while len(self._cache) > self.cache_size:
+                    self._cache.popitem(last=False)
+                while self._cache:  # the least recently used first, while past their time
+                    _, expires = next(iter(self._cache.values()))
+                    if expires > now:
+                        break
                     self._cache.popitem(last=False)
             self._changed.notify_all()
 

@@ -33,21 +33,27 @@ from collections import OrderedDict
 from typing import Any
 
 from webapp.engine.review import PositionValue, review_moves
-from webapp.services.analysis import NOBODY, Analyses, Asker
+from webapp.services.analysis import KEEP_SECONDS, NOBODY, Analyses, Asker
 from webapp.store import GameRecord
 
 #: Games whose review scores every move of every position at once (cheap to solve outright).
 EVERY_MOVE_SCORED = frozenset({"tictactoe"})
-#: Reviews kept (a list of at most 42 small dicts each).
+#: Reviews kept (a list of at most 42 small dicts each), each while asked for within
+#: ``KEEP_SECONDS`` (the analyses' own: a review is made of their answers).
 CACHE_SIZE = 256
 
 
 class Reviews:
     """Reviews of stored games, from ``analyses``, cached per (game id, version)."""
 
-    def __init__(self, analyses: Analyses, cache_size: int = CACHE_SIZE) -> None:
-        self.analyses, self.cache_size = analyses, cache_size
-        self._cache: OrderedDict[tuple[str, int], list[dict[str, Any]]] = OrderedDict()
+    def __init__(
+        self, analyses: Analyses, cache_size: int = CACHE_SIZE, keep_seconds: float = KEEP_SECONDS
+    ) -> None:
+        self.analyses, self.cache_size, self.keep_seconds = analyses, cache_size, keep_seconds
+        # (game id, version) -> (entries, when last asked for)
+        self._cache: OrderedDict[tuple[str, int], tuple[list[dict[str, Any]], float]] = (
+            OrderedDict()
+        )
         self._lock = threading.Lock()  # request threads share the cache
 
     def review(
@@ -67,8 +73,9 @@ class Reviews:
         with self._lock:
             cached = self._cache.get(key)
             if cached is not None:
+                self._cache[key] = (cached[0], self.analyses.clock())
                 self._cache.move_to_end(key)
-                return cached, 0
+                return cached[0], 0
         positions = [record.moves[:ply] for ply in range(len(record.moves), -1, -1)]
         deadline = self.analyses.clock() + wait
         every = record.game in EVERY_MOVE_SCORED
@@ -103,9 +110,15 @@ class Reviews:
         }
         entries = review_moves(record.moves, values.get, min(record.preset, len(record.moves)))
         if not pending:
+            now = self.analyses.clock()
             with self._lock:
-                self._cache[key] = entries
+                self._cache[key] = (entries, now)
                 while len(self._cache) > self.cache_size:
+                    self._cache.popitem(last=False)
+                while self._cache:  # least recently asked for first, while idle too long
+                    _, asked = next(iter(self._cache.values()))
+                    if asked > now - self.keep_seconds:
+                        break
                     self._cache.popitem(last=False)
         return entries, pending
 

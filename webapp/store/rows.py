@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -19,6 +20,10 @@ from webapp.store.record import GameRecord
 from webapp.store.validate import validate
 
 log = logging.getLogger("webapp.store")
+
+Clock = Callable[[], float]
+#: Seconds a cached row stays once nobody reads or writes it (``RowCache``).
+IDLE_ROW_SECONDS = 300.0
 
 #: The columns of the ``games`` table, in the order ``to_row`` and ``from_row`` use.
 COLUMNS = (
@@ -138,25 +143,38 @@ class RowCache:
 
     A backend keeps it only while it knows the rows are current (SQLite: no other
     connection has committed since, ``PRAGMA data_version``), and clears it otherwise.
-    At most ``size`` rows, the least recently used dropped first.
+    At most ``size`` rows, the least recently used dropped first, and a row nobody read
+    or wrote for ``idle_seconds`` leaves at the next ``put``: the cache holds the games
+    being played now, not every game of the last hour (an abandoned game is read from
+    the database if it is ever opened again).
     """
 
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._rows: OrderedDict[str, tuple[Any, ...]] = OrderedDict()
+    def __init__(
+        self, size: int, idle_seconds: float = IDLE_ROW_SECONDS, clock: Clock = time.monotonic
+    ) -> None:
+        self.size, self.idle_seconds, self.clock = size, idle_seconds, clock
+        self._rows: OrderedDict[str, tuple[tuple[Any, ...], float]] = OrderedDict()
 
     def get(self, game_id: str) -> tuple[Any, ...] | None:
-        row = self._rows.get(game_id)
-        if row is not None:
-            self._rows.move_to_end(game_id)
-        return row
+        kept = self._rows.get(game_id)
+        if kept is None:
+            return None
+        self._rows[game_id] = (kept[0], self.clock())
+        self._rows.move_to_end(game_id)
+        return kept[0]
 
     def put(self, row: Sequence[Any]) -> None:
         """Keep ``row`` (in ``COLUMNS`` order, validated) as its game's current row."""
-        game_id = row[0]
-        self._rows[game_id] = tuple(row)
+        game_id, now = row[0], self.clock()
+        self._rows[game_id] = (tuple(row), now)
         self._rows.move_to_end(game_id)
         if len(self._rows) > self.size:
+            self._rows.popitem(last=False)
+        idle_since = now - self.idle_seconds
+        while self._rows:  # least recently used first: stop at the first one still in use
+            oldest = next(iter(self._rows.values()))
+            if oldest[1] > idle_since:
+                break
             self._rows.popitem(last=False)
 
     def drop(self, game_id: str) -> None:
