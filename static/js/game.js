@@ -170,11 +170,11 @@ function play(move) {
   if (model.reviewPly !== null) {
     return status.error("You are looking at an earlier move. Press End or “Back to live” to play.");
   }
-  if (s.status !== "playing") return status.error("The game is over. Start a new game or a rematch.");
   if (!M.isPlayer(model) && !M.isFriendGame(model)) {
     // Said at once, connected or not (the server refuses a spectator's move anyway).
     return status.error("You are watching this game: only its player can move, undo or change it.");
   }
+  if (s.status !== "playing") return status.error("The game is over. Start a new game or a rematch.");
   if (!model.connected) {
     return status.error("Not connected to the server: your move was not played. Wait for the connection to come back, then play it again.");
   }

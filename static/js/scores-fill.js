@@ -9,10 +9,15 @@
 
 import { fetchAnalysis } from "./analysis-api.js";
 
-/** Milliseconds a position stays shown before its scores are asked for. */
-export const SETTLE_MS = 300;
-/** How many times a "not yet" is asked again before the page gives up (the board stays bare). */
+/** Milliseconds a position stays shown before its scores are asked for: longer than a
+ * step through the moves with the arrow keys, each of which would start a search. */
+export const SETTLE_MS = 700;
+/** How many times the page asks (a "not yet", or "busy, try later") before it gives up
+ * (the board stays bare). */
 export const MAX_ASKS = 6;
+/** Answers that mean "later": too many of this browser's searches under way, a full server
+ * (and no answer at all: the network). */
+const LATER = new Set([429, 503, undefined]);
 
 /**
  * want(moves): the position the page shows and lacks scores for (null: none).
@@ -28,10 +33,15 @@ export function createScoresFill(game, onScores, { fetcher = fetchAnalysis, wait
   async function ask(moves, signal) {
     await wait(SETTLE_MS, signal);
     for (let asks = 0; asks < MAX_ASKS; asks += 1) {
-      const answer = await fetcher(game, moves, signal);
+      let answer;
+      try {
+        answer = await fetcher(game, moves, signal);
+      } catch (error) {
+        if (signal.aborted || !LATER.has(error.status)) throw error;
+        answer = { pending: true, retryAfter: error.retryAfter || 2 };
+      }
       if (!answer.pending) {
-        const complete = Boolean(answer.complete);
-        onScores({ moves, move_scores: answer.move_scores, complete, solving: false });
+        onScores({ moves, move_scores: withDepths(answer), complete: Boolean(answer.complete), solving: false });
         return;
       }
       await wait(answer.retryAfter * 1000, signal);
@@ -59,6 +69,15 @@ export function createScoresFill(game, onScores, { fetcher = fetchAnalysis, wait
         });
     },
   };
+}
+
+/** The answer's scores, each estimate with the depth it was searched to (the answer's). */
+function withDepths(answer) {
+  const scores = {};
+  for (const [move, value] of Object.entries(answer.move_scores || {})) {
+    scores[move] = value.exact || value.depth || !answer.depth ? value : { ...value, depth: answer.depth };
+  }
+  return scores;
 }
 
 /** Resolve after `ms`, or reject at once when `signal` aborts. */

@@ -83,12 +83,39 @@ test("'not yet' is asked again after the server's delay, then given up for good"
   assert.equal(asks, MAX_ASKS);
 });
 
+test("'busy' and 'too many' are asked again after their delay; estimates get the answer's depth", async () => {
+  const clock = handClock();
+  const replies = [
+    () => Promise.reject(Object.assign(new Error("Too many"), { status: 429, retryAfter: 3 })),
+    () => Promise.reject(Object.assign(new Error("Busy"), { status: 503, retryAfter: null })),
+    () => Promise.resolve({ move_scores: { 4: { score: 0.2, exact: false }, 3: { score: 1, exact: true } }, depth: 8, complete: false }),
+  ];
+  const got = [];
+  const fill = createScoresFill("connect4", (p) => got.push(p), { fetcher: () => replies.shift()(), wait: clock.wait });
+  fill.want("44");
+  await settle();
+  clock.tick(); // settled
+  await settle();
+  assert.equal(clock.waiting[0].ms, 3000); // the 429's Retry-After
+  clock.tick();
+  await settle();
+  assert.equal(clock.waiting[0].ms, 2000); // none given: 2 s
+  clock.tick();
+  await settle();
+  assert.deepEqual(got, [{
+    moves: "44",
+    move_scores: { 4: { score: 0.2, exact: false, depth: 8 }, 3: { score: 1, exact: true } },
+    complete: false,
+    solving: false,
+  }]);
+});
+
 test("a refusal leaves the board bare and is not asked again", async () => {
   const clock = handClock();
   let asks = 0;
   const fetcher = async () => {
     asks += 1;
-    throw Object.assign(new Error("Too many analyses"), { status: 429 });
+    throw Object.assign(new Error("Not a position"), { status: 400 });
   };
   const fill = createScoresFill("connect4", () => assert.fail("no scores"), { fetcher, wait: clock.wait });
   fill.want("3");

@@ -166,6 +166,24 @@ def test_a_slow_search_answers_pending_then_the_result_once(held: MakeHeld) -> N
 
 
 @pytest.mark.slow
+def test_polls_of_a_search_under_way_are_not_counted_malformed_requests_are(
+    held: MakeHeld,
+) -> None:
+    limits = {"RATE_LIMIT_ANALYSE_PER_IDENTITY": "2/minute", "RATE_LIMIT_ANALYSE_PER_ADDRESS": None}
+    app, holds = held(ANALYSIS_WAIT_SECONDS=0.05, **limits)
+    client = app.test_client()
+    client.get("/")  # an identity cookie: the per-identity limit applies
+    assert client.get("/api/analysis?game=tictactoe&moves=5").status_code == 202  # counted
+    holds.started(label("tictactoe", "5"))
+    for _ in range(4):  # polls of the search under way: none counted
+        assert client.get("/api/analysis?game=tictactoe&moves=5").status_code == 202
+    holds.release()
+    wait_until(lambda: client.get("/api/analysis?game=tictactoe&moves=5").status_code == 200)
+    assert client.get("/api/analysis?game=chess&moves=5").status_code == 400  # counted
+    refused = client.get("/api/analysis?game=tictactoe&moves=1")  # a third search
+    assert refused.status_code == 429
+
+
 def test_a_full_pool_answers_busy(held: MakeHeld) -> None:
     app, holds = held(ANALYSIS_WAIT_SECONDS=0.05, SEARCH_OWNER_LIMIT=1, **NO_LIMITS)
     client = app.test_client()

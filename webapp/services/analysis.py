@@ -342,6 +342,11 @@ class Analyses:
                 del self._shares[share]
         return pending
 
+    def searching(self, key: Key) -> bool:
+        """Whether a search for ``key`` is under way (asking for it again starts none)."""
+        with self._changed:
+            return key in self._pending
+
     def under_way(self) -> int:
         """Searches started and not yet ended or cancelled."""
         with self._changed:
@@ -354,8 +359,7 @@ class Analyses:
         same position or the size bound would drop them)."""
         with self._changed:
             now = self.clock()
-            for key in [key for key, (_, expires) in self._cache.items() if now >= expires]:
-                del self._cache[key]
+            self._drop_expired(now)
         if self.abandon_seconds is None:
             return 0
         with self._changed:
@@ -372,6 +376,12 @@ class Analyses:
         for _, pending in gone:
             self.pool.cancel(pending.job.id)
         return len(gone)
+
+    def _drop_expired(self, now: float) -> None:
+        """Drop the answers past their time (``_changed`` is held). All are looked at: the
+        cache's order is of use, not of expiry (estimates last less than complete answers)."""
+        for key in [key for key, (_, expires) in self._cache.items() if now >= expires]:
+            del self._cache[key]
 
     def close(self) -> None:
         """Stop the sweeper (the pool's close forgets the searches themselves)."""
@@ -413,11 +423,7 @@ class Analyses:
                 self._cache.move_to_end(key)
                 while len(self._cache) > self.cache_size:
                     self._cache.popitem(last=False)
-                while self._cache:  # the least recently used first, while past their time
-                    _, expires = next(iter(self._cache.values()))
-                    if expires > now:
-                        break
-                    self._cache.popitem(last=False)
+                self._drop_expired(now)
             self._changed.notify_all()
 
     def _run_again(self, key: Key, job: SearchJob) -> bool:

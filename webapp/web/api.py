@@ -136,15 +136,22 @@ def analysis() -> Response:
     its search runs (ask again within ``ANALYSIS_ABANDON_SECONDS``: it goes on; else it
     is cancelled); 429 past the asker's share; 503 BUSY when the pool is full. With every
     waiting place taken (``HTTP_WAITERS``) it answers 202 at once instead of waiting.
-    An answer known already (cached, or a finished position) costs no search: it is not
-    counted against the analysis rate limits, which guard the searches.
+    An answer known already (cached, or a finished position) and a poll of a search
+    under way start no search: they are not counted against the analysis rate limits,
+    which guard the searches.
     """
-    position = preview(request.args.get("game"), None, request.args.get("moves", ""))
+    try:
+        position = preview(request.args.get("game"), None, request.args.get("moves", ""))
+    except GameError:
+        admit("analyse")  # a malformed request is counted (then refused)
+        raise
     config = current_app.config
     analyses: Analyses = current_app.extensions["lookahead_analyses"]
-    answer = analyses.lookup((position["game"], position["moves"], True))
+    key = (position["game"], position["moves"], True)
+    answer = analyses.lookup(key)
     if answer is None:
-        admit("analyse")
+        if not analyses.searching(key):
+            admit("analyse")
         with waiting_place() as may_wait:
             answer = analyses.analyse(
                 position["game"],
