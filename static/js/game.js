@@ -105,6 +105,7 @@ const socket = connectGame(EV, gameId, {
   [EV.error]: (error) =>
     update(() => {
       model.pending = null;
+      undoneAt = null;
       model.compare.waiting = [];
       status.error(error.message || "The server refused that.");
     }),
@@ -181,9 +182,11 @@ function play(move) {
   if (!replay(s.game, M.liveMoves(model)).legal.has(move)) {
     return status.error(info.name === "connect4" ? `Column ${move} is full.` : `Cell ${move} is taken.`);
   }
+  if (model.pending !== null) return; // a double click: the first click's move is on its way
   if (M.myTurn(model)) update(() => (model.pending = move));
-  // In a game between two people the move says which position it answers (a race is refused).
-  socket.move(move, M.isFriendGame(model) ? s.moves.length : undefined); // the server may refuse it
+  // The move says which position it answers: one sent from an older position (a race, a
+  // click sent before the last answer arrived) is refused rather than played there.
+  socket.move(move, s.moves.length); // the server may refuse it
 }
 
 function review(ply) {
@@ -239,10 +242,13 @@ async function copyLink() {
   }
 }
 
+let undoneAt = null; // the state version an undo was sent from: a second click there waits
 $("undo").addEventListener("click", () => {
   status.clear();
   if (!model.connected) return status.error("Not connected to the server: nothing was taken back. Try again once it is back.");
-  socket.undo();
+  if (undoneAt === model.state.version) return; // a double click: one turn is taken back
+  undoneAt = model.state.version;
+  socket.undo(model.state.moves.length);
 });
 $("new-game").addEventListener("click", () => startAnother("new"));
 $("rematch").addEventListener("click", () => startAnother("rematch"));

@@ -42,7 +42,7 @@ export function connectGame(events, gameId, handlers) {
     move: (move, ply) => send("move", ply === undefined ? { move } : { move, ply }),
     /** A game between two people's actions (resign, offer, accept, decline, claim). */
     send: (key, extra = {}) => send(key, extra),
-    undo: () => send("undo"),
+    undo: (ply) => send("undo", { ply }),
     settings: (settings) => send("settings", { settings }),
     analyse: (algorithm) => send("analyse", { algorithm }),
     get connected() {

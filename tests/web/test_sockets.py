@@ -247,7 +247,37 @@ def test_a_winning_move_ends_the_game(start: Start, app: Flask) -> None:
     assert (over["status"], over["winner"], over["engine_thinking"]) == ("won", 0, False)
 
 
+def test_a_move_sent_from_an_older_position_is_refused(start: Start, app: Flask) -> None:
+    """A double click: the second click's move names the position the first left. Once the
+    engine has replied (an opening book replies at once), it must not be played there."""
+    state, player = start("connect4", settings=FAST)
+    player.emit(protocol.MOVE, {"game_id": state["id"], "move": "4", "ply": 0})
+    player.wait_for(protocol.STATE, lambda s: len(s["moves"]) == 2)
+    second = {"game_id": state["id"], "move": "4", "ply": 0}
+    assert refused(app, player, state["id"], protocol.MOVE, second) == protocol.NOT_YOUR_TURN
+    player.emit(protocol.MOVE, {"game_id": state["id"], "move": "3", "ply": 2})  # as seen
+    assert player.wait_for(protocol.STATE, lambda s: len(s["moves"]) >= 3)["moves"][2] == "3"
+
+
+@pytest.mark.parametrize("ply", [-1, 1.5, "2", True, [2]])
+def test_a_ply_that_is_no_count_of_moves_is_refused(start: Start, app: Flask, ply: Any) -> None:
+    state, player = start("tictactoe", settings=FAST)
+    payload = {"game_id": state["id"], "move": "5", "ply": ply}
+    assert refused(app, player, state["id"], protocol.MOVE, payload) == protocol.BAD_REQUEST
+    undo = {"game_id": state["id"], "ply": ply}
+    assert refused(app, player, state["id"], protocol.UNDO, undo) == protocol.BAD_REQUEST
+
+
 # -- undo ------------------------------------------------------------------------------
+
+
+def test_a_double_undo_takes_back_one_turn(start: Start, app: Flask) -> None:
+    state, player = start("tictactoe", moves="5137", settings=FAST)
+    player.emit(protocol.UNDO, {"game_id": state["id"], "ply": 4})
+    player.wait_for(protocol.STATE, lambda s: s["moves"] == "51")
+    again = {"game_id": state["id"], "ply": 4}  # sent with the first, from the same position
+    assert refused(app, player, state["id"], protocol.UNDO, again) == protocol.NOTHING_TO_UNDO
+    assert stored(app, state["id"])["moves"] == "51"
 
 
 def test_undo_takes_back_the_move_and_the_engines_reply(start: Start, watch: Watch) -> None:

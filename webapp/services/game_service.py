@@ -224,10 +224,19 @@ class GameService:
         return record
 
     # -- playing ------------------------------------------------------------------------
-    def move(self, game_id: object, move: object, token: str | None) -> GameRecord:
-        """The human player's move; the engine starts thinking if it is then to move."""
+    def move(
+        self, game_id: object, move: object, token: str | None, ply: object = None
+    ) -> GameRecord:
+        """The human player's move; the engine starts thinking if it is then to move.
+
+        ``ply``: how many moves the sender saw played (optional). A move sent from an
+        older position is refused: the second click of a double click, sent before the
+        first's answer, must not become the player's next move once the engine has
+        replied (an opening book replies at once).
+        """
         if not isinstance(move, str) or len(move) != 1:
             raise GameError(protocol.BAD_REQUEST, 'move must be one character, like "4".')
+        _check_ply(ply)
         with self.locked(self._game_id(game_id)) as out:
             record = self._seated(game_id, token)  # read under the lock: as it stands
             self._note_engine_game(record)
@@ -236,6 +245,9 @@ class GameService:
                 raise GameError(protocol.NOT_YOUR_TURN, "It is the engine's turn.")
             if self.searches.thinking(record.id):
                 raise GameError(protocol.NOT_YOUR_TURN, "The engine is thinking.")
+            if ply is not None and ply != len(record.moves):
+                moved_on = "The game moved on before this move arrived: look again."
+                raise GameError(protocol.NOT_YOUR_TURN, moved_on)
             status, winner = self._after(record, move)
             if status == "playing" and not self.searches.has_room(record):
                 raise self._busy()
@@ -243,10 +255,20 @@ class GameService:
             self.searches.changed(record, out)
             return record
 
-    def undo(self, game_id: object, token: str | None) -> GameRecord:
-        """Take back the human's last move and the engine's reply to it (if made)."""
+    def undo(self, game_id: object, token: str | None, ply: object = None) -> GameRecord:
+        """Take back the human's last move and the engine's reply to it (if made).
+
+        ``ply``: how many moves the sender saw played (optional); an undo sent from an
+        older position is refused, so a double click takes back one turn, not two.
+        """
+        _check_ply(ply)
         with self.locked(self._game_id(game_id)) as out:
             record = self._seated(game_id, token)
+            if ply is not None and ply != len(record.moves):
+                raise GameError(
+                    protocol.NOTHING_TO_UNDO,
+                    "The game changed before this undo arrived: nothing more was taken back.",
+                )
             human = 1 - engine_side(record.settings)
             keep = max((i for i in range(len(record.moves)) if i % 2 == human), default=None)
             if keep is None:
@@ -435,3 +457,9 @@ class GameService:
         return GameError(
             protocol.BUSY, "The server is busy: every engine is taken. Try again soon."
         )
+
+
+def _check_ply(ply: object) -> None:
+    """GameError BAD_REQUEST unless ``ply`` is None or a count of moves."""
+    if ply is not None and (isinstance(ply, bool) or not isinstance(ply, int) or ply < 0):
+        raise GameError(protocol.BAD_REQUEST, "ply must be the number of moves seen.")

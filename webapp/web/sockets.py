@@ -100,7 +100,7 @@ def on_move(payload: Payload) -> Payload:
         friends = friend_games.friends()
         friends.move(game_id, payload.get("move"), identity(), payload.get("ply"))
         return {"ok": True}
-    service().move(game_id, payload.get("move"), seat_token(game_id))
+    service().move(game_id, payload.get("move"), seat_token(game_id), payload.get("ply"))
     return {"ok": True}
 
 
@@ -108,7 +108,7 @@ def on_move(payload: Payload) -> Payload:
 def on_undo(payload: Payload) -> Payload:
     game_id = payload["game_id"]
     refuse_engine_action(game_id, "Undo")
-    service().undo(game_id, seat_token(game_id))
+    service().undo(game_id, seat_token(game_id), payload.get("ply"))
     return {"ok": True}
 
 

@@ -1,0 +1,31 @@
+"""A double click plays one move and takes back one turn (Connect Four at Perfect, where the
+opening book replies at once: the second click once landed on the engine's reply)."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Page, expect
+
+from tests.browser.game_page import GamePage
+
+
+def test_a_double_click_plays_one_move_and_a_double_undo_takes_back_one_turn(page: Page) -> None:
+    ui = GamePage(page)
+    ui.open_new("game=connect4&level=perfect&engine_plays=second")
+    ui.wait_for_my_turn()
+    ui.cell("4").dblclick()
+    ui.wait_for_moves(2)
+    ui.wait_for_my_turn()
+    ui.click("3")  # a move of its own: had the double click played twice, it would be later
+    ui.wait_for_moves(4)
+    ui.wait_for_my_turn()
+    played = ui.moves.all_inner_texts()
+    assert played[0] == "4" and played[2] == "3", played
+
+    page.get_by_role("button", name="Undo").dblclick()
+    ui.wait_for_moves(2)
+    ui.wait_for_my_turn()
+    ui.click("5")  # again a move of its own: two turns taken back would leave one move
+    ui.wait_for_moves(4)
+    played = ui.moves.all_inner_texts()
+    assert played[:3] == ["4", played[1], "5"], played
+    expect(ui.notice).not_to_contain_text("moved on")
