@@ -37,6 +37,21 @@ def test_both_algorithms_search_the_same_position_and_depth(client: FlaskClient)
     assert alphabeta["nodes"] < minimax["nodes"]
 
 
+def test_where_alpha_beta_ends_sooner_both_search_to_its_depth(client: FlaskClient) -> None:
+    """At 414234345 alpha-beta's deepening finds the exact result (a loss) at depth 4 and
+    stops; minimax asked for depth 7 would search 464,726 nodes there: "to depth 4 ...
+    3631x the nodes" compared two depths. Both now search to depth 4."""
+    body = client.get("/api/compare?game=connect4&moves=414234345&depth=7").get_json()
+    minimax, alphabeta = body["results"]
+    assert body["depth"] == minimax["depth"] == alphabeta["depth"] == 4
+    assert body["asked_depth"] == "7"
+    position = new_game("connect4", "414234345")
+    for row in (minimax, alphabeta):
+        engine = search(position, row["algorithm"], Limits(depth=4), move_scores=False, seed=0)
+        assert (row["nodes"], row["score"], row["exact"]) == (engine.nodes, engine.score, True)
+    assert minimax["score"] == alphabeta["score"]
+
+
 def test_quick_searches_are_timed_best_of_three(client: FlaskClient) -> None:
     """Each algorithm's time is the least of its runs, the two taking turns in the pool."""
     query = "/api/compare?game=connect4&moves=4453&depth=4"

@@ -10,6 +10,11 @@ The deepest depth asked for (default: to the end of the game) whose minimax
 tree fits ``NODE_BUDGET`` by the count of its lines (``minimax_lines``), so
 that plain minimax finishes: both algorithms then search exactly that depth,
 and the comparison is never one finished search against one cut short.
+Alpha-beta may end sooner: its iterative deepening stops at the first depth
+whose score is exact (a forced result found above the horizon), where minimax
+would go on to the depth asked. So alpha-beta runs first, and if it ended
+sooner both search to the depth where it ended (where minimax finds the same
+exact value): the same depth, as the page says, never depth 4 against 7.
 
 # Time, measured the same way
 Each algorithm's time is the engine's own clock in a worker (its
@@ -115,8 +120,10 @@ class Comparisons:
         for _ in range(RUNS):
             if spent >= REPEAT_MS:
                 break
-            for algorithm in ALGORITHMS:
+            for algorithm in reversed(ALGORITHMS):  # alpha-beta first: it may end sooner
                 result = self._search(game, moves, algorithm, depth, owner)
+                if algorithm == "alphabeta" and result["depth"] < depth:
+                    depth = result["depth"]  # exact there: both search to that depth
                 runs[algorithm] += 1
                 spent += result["time_ms"]
                 if algorithm not in best or result["time_ms"] < best[algorithm]["time_ms"]:
