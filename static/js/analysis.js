@@ -121,10 +121,11 @@ export function createAnalysisPanel(root, { info, algorithms, levels, styles, on
   /**
    * The engine's move (or an analysis): `result` is the server's payload,
    * `from` the position it searched, `played` whether it was played, `level`
-   * the game's level when it was.
+   * the game's level when it was, `next` whether the board shows the position it was
+   * played from (so the move is not on it yet).
    */
-  /** @param {any} result @param {string} from @param {{played: boolean, showLine: boolean, level?: string | null}} options */
-  function renderResult(result, from, { played, showLine, level = null }) {
+  /** @param {any} result @param {string} from @param {{played: boolean, showLine: boolean, level?: string | null, next?: boolean}} options */
+  function renderResult(result, from, { played, showLine, level = null, next = false }) {
     const levelLabel = level === null ? undefined : levels?.[level]?.label;
     parts.empty.hidden = Boolean(result) || parts.empty.dataset.rows > 0;
     parts.result.hidden = !result;
@@ -134,7 +135,8 @@ export function createAnalysisPanel(root, { info, algorithms, levels, styles, on
     const score = describeScore(result.score, result.exact, info, ply);
     const note = played ? styleNote(result, { info, styles, levels, level, ply }) : null;
     parts.headline.replaceChildren();
-    const verb = played ? `${mover} played` : `Best for ${mover}:`;
+    // `next`: the board shows the position the move was played from (looking back).
+    const verb = played ? `${next ? "From here, " : ""}${mover} played` : `Best for ${mover}:`;
     const purpose = note?.kind === "weaker" ? " on purpose" : "";
     parts.headline.append(el("span", "headline-move", `${verb} ${moveName(result.best_move)}${purpose}`));
     parts.headline.append(el("span", `score-badge inline score-${score.kind}`, score.text));

@@ -400,6 +400,7 @@ function render() {
   const shownResult = match && match.kind !== "thinking" ? match : null;
   panel.renderResult(shownResult ? shownResult.result : null, shownResult ? shownResult.from : "", {
     played: shownResult?.kind === "engine",
+    next: Boolean(shownResult && shownResult.from === shown),
     showLine: model.showLine,
     level: shownResult?.level ?? null,
   });

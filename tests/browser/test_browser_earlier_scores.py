@@ -64,6 +64,8 @@ def test_a_reloaded_page_and_a_spectator_see_the_scores_of_earlier_positions(
         expect(other.locator("#spectator-bar")).to_be_visible()
         other.locator("body").press("ArrowLeft")  # after X's 1: O's eight options
         expect(other.locator("#turn")).to_contain_text("Reviewing move 1")
+        # The engine's move from here is not on the board shown: the panel says so.
+        expect(other.locator("#result-headline")).to_contain_text("From here, O played cell")
         expect(other.locator(".board .score-badge[title]")).to_have_count(
             8, timeout=ENGINE_TIMEOUT_MS
         )
