@@ -387,6 +387,8 @@ function render() {
   friendPanel?.render(s);
   if (friend) $("analysis-title").textContent = analysisTitle(s);
   $("continue-link").href = M.continueUrl(model, s.moves);
+  // Looking back, the review banner's "Continue from here" (the position shown) is the one.
+  $("continue-link").hidden = reviewing;
   $("settings-form").toggleAttribute("inert", !player);
   $("settings-readonly").hidden = player;
 
