@@ -179,10 +179,10 @@ function play(move) {
   if (!model.connected) {
     return status.error("Not connected to the server: your move was not played. Wait for the connection to come back, then play it again.");
   }
+  if (model.pending !== null) return; // a double click: the first click's move is on its way
   if (!replay(s.game, M.liveMoves(model)).legal.has(move)) {
     return status.error(info.name === "connect4" ? `Column ${move} is full.` : `Cell ${move} is taken.`);
   }
-  if (model.pending !== null) return; // a double click: the first click's move is on its way
   if (M.myTurn(model)) update(() => (model.pending = move));
   // The move says which position it answers: one sent from an older position (a race, a
   // click sent before the last answer arrived) is refused rather than played there.

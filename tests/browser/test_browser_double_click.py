@@ -29,3 +29,14 @@ def test_a_double_click_plays_one_move_and_a_double_undo_takes_back_one_turn(pag
     played = ui.moves.all_inner_texts()
     assert played[:3] == ["4", played[1], "5"], played
     expect(ui.notice).not_to_contain_text("moved on")
+
+
+def test_a_double_click_on_a_cell_says_nothing_of_a_taken_cell(page: Page) -> None:
+    ui = GamePage(page)
+    ui.open_new("game=tictactoe&level=easy&engine_plays=second")
+    ui.wait_for_my_turn()
+    ui.cell("5").dblclick()
+    ui.wait_for_moves(2)
+    ui.wait_for_my_turn()
+    expect(ui.notice).not_to_contain_text("taken")
+    assert ui.moves.all_inner_texts()[0] == "5"
