@@ -198,12 +198,16 @@ function review(ply) {
 }
 
 /** A new game or a rematch: over HTTP, so the answer sets this browser's seat cookie. */
+let starting = false; // a new game or rematch on its way: a double click makes one game
 async function startAnother(action) {
+  if (starting) return;
+  starting = true;
   status.info(action === "rematch" ? "Setting up the rematch…" : "Setting up a new game…");
   try {
     const created = await gameAction(gameId, action);
     window.location.assign(created.url || `/g/${created.id}`);
   } catch (error) {
+    starting = false;
     status.error(error.message);
   }
 }

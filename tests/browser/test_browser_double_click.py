@@ -40,3 +40,17 @@ def test_a_double_click_on_a_cell_says_nothing_of_a_taken_cell(page: Page) -> No
     ui.wait_for_my_turn()
     expect(ui.notice).not_to_contain_text("taken")
     assert ui.moves.all_inner_texts()[0] == "5"
+
+
+def test_a_double_click_on_new_game_starts_one_game(page: Page) -> None:
+    ui = GamePage(page)
+    ui.open_new("game=tictactoe&level=easy&engine_plays=second")
+    first = page.url
+    posts: list[str] = []
+    page.on(
+        "request", lambda r: r.method == "POST" and r.url.endswith("/new") and posts.append(r.url)
+    )
+    page.get_by_role("button", name="New game").dblclick()
+    page.wait_for_url(lambda url: url != first and "/g/" in url)
+    expect(ui.board).to_be_visible()
+    assert len(posts) == 1, posts
