@@ -8,13 +8,20 @@ from playwright.sync_api import Page, expect
 from tests.browser.game_page import GamePage
 
 
-def test_a_double_click_plays_one_move_and_a_double_undo_takes_back_one_turn(page: Page) -> None:
+def double_clicked(page: Page, query: str, move: str) -> GamePage:
+    """A new game (``query``) whose first move is a double click on ``move``; the engine
+    has replied."""
     ui = GamePage(page)
-    ui.open_new("game=connect4&level=perfect&engine_plays=second")
+    ui.open_new(query)
     ui.wait_for_my_turn()
-    ui.cell("4").dblclick()
+    ui.cell(move).dblclick()
     ui.wait_for_moves(2)
     ui.wait_for_my_turn()
+    return ui
+
+
+def test_a_double_click_plays_one_move_and_a_double_undo_takes_back_one_turn(page: Page) -> None:
+    ui = double_clicked(page, "game=connect4&level=perfect&engine_plays=second", "4")
     ui.click("3")  # a move of its own: had the double click played twice, it would be later
     ui.wait_for_moves(4)
     ui.wait_for_my_turn()
@@ -32,12 +39,7 @@ def test_a_double_click_plays_one_move_and_a_double_undo_takes_back_one_turn(pag
 
 
 def test_a_double_click_on_a_cell_says_nothing_of_a_taken_cell(page: Page) -> None:
-    ui = GamePage(page)
-    ui.open_new("game=tictactoe&level=easy&engine_plays=second")
-    ui.wait_for_my_turn()
-    ui.cell("5").dblclick()
-    ui.wait_for_moves(2)
-    ui.wait_for_my_turn()
+    ui = double_clicked(page, "game=tictactoe&level=easy&engine_plays=second", "5")
     expect(ui.notice).not_to_contain_text("taken")
     assert ui.moves.all_inner_texts()[0] == "5"
 
