@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from dataclasses import replace
@@ -92,6 +93,8 @@ _UPDATE = (
 #: Games whose last row ``get`` keeps (``RowCache``): the games in play on a busy server
 #: (a row is a few kilobytes: the whole cache stays a few megabytes, warm in minutes).
 CACHED_GAMES = 1024
+#: Seconds between two tries of opening a file another process holds locked.
+OPEN_RETRY_SECONDS = 0.05
 
 
 class SQLiteStore:
@@ -130,19 +133,37 @@ class SQLiteStore:
                 uri=read_only or given_uri,
             )
         try:
-            with _guard(f"open {location}", logged=False):
-                if not in_memory and not read_only:
-                    self._db.execute("PRAGMA journal_mode=WAL")
-                    # WAL with NORMAL: a commit never corrupts the file; a power cut may
-                    # lose the last commits, not the database. FULL syncs every commit.
-                    self._db.execute("PRAGMA synchronous=NORMAL")
-                self._migrate()
-                if not read_only:  # a file that cannot be written fails here, not at a move
-                    self._write_probe()
-                self._check_cache()
+            wal = not in_memory and not read_only
+            self._set_up(location, timeout, wal=wal, probe=not read_only)
         except BaseException:
             self._db.close()
             raise
+
+    def _set_up(self, location: str, timeout: float, *, wal: bool, probe: bool) -> None:
+        """The journal, the schema and the write probe of a new connection. Two processes
+        opening one new file at once (two web processes on one machine) may find it
+        locked in ways SQLite's busy timeout does not wait out (turning on WAL, the
+        other's migration): that is tried again until ``timeout`` has passed."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                with _guard(f"open {location}", logged=False):
+                    if wal:
+                        self._db.execute("PRAGMA journal_mode=WAL")
+                        # WAL with NORMAL: a commit never corrupts the file; a power cut may
+                        # lose the last commits, not the database. FULL syncs every commit.
+                        self._db.execute("PRAGMA synchronous=NORMAL")
+                    self._migrate()
+                    if probe:  # a file that cannot be written fails here, not at a move
+                        self._write_probe()
+                    self._check_cache()
+                return
+            except StoreUnavailable as err:
+                cause = err.__cause__
+                locked = isinstance(cause, sqlite3.OperationalError) and "locked" in str(cause)
+                if not locked or time.monotonic() >= deadline:
+                    raise
+                time.sleep(OPEN_RETRY_SECONDS)
 
     def create(self, record: GameRecord) -> None:
         stored = replace(record, version=1)
