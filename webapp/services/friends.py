@@ -43,7 +43,7 @@ from webapp.search_pool import timers
 from webapp.search_pool.timers import Delayed
 from webapp.services.clock import Clock, ClockError
 from webapp.services.errors import GameError
-from webapp.services.game_service import GameService
+from webapp.services.game_service import GameService, check_ply
 from webapp.services.locks import Outbox
 from webapp.services.positions import preview
 from webapp.services.presence import LocalPresence, Presence
@@ -238,8 +238,7 @@ class Friends:
         """
         if not isinstance(move, str) or len(move) != 1:
             raise GameError(protocol.BAD_REQUEST, 'move must be one character, like "4".')
-        if ply is not None and (isinstance(ply, bool) or not isinstance(ply, int)):
-            raise GameError(protocol.BAD_REQUEST, "ply must be the number of moves seen.")
+        check_ply(ply)
         with self._playing(game_id, token) as (record, side, out):
             friend = record.friend
             assert friend is not None

@@ -236,7 +236,7 @@ class GameService:
         """
         if not isinstance(move, str) or len(move) != 1:
             raise GameError(protocol.BAD_REQUEST, 'move must be one character, like "4".')
-        _check_ply(ply)
+        check_ply(ply)
         with self.locked(self._game_id(game_id)) as out:
             record = self._seated(game_id, token)  # read under the lock: as it stands
             self._note_engine_game(record)
@@ -261,7 +261,7 @@ class GameService:
         ``ply``: how many moves the sender saw played (optional); an undo sent from an
         older position is refused, so a double click takes back one turn, not two.
         """
-        _check_ply(ply)
+        check_ply(ply)
         with self.locked(self._game_id(game_id)) as out:
             record = self._seated(game_id, token)
             if ply is not None and ply != len(record.moves):
@@ -459,7 +459,7 @@ class GameService:
         )
 
 
-def _check_ply(ply: object) -> None:
+def check_ply(ply: object) -> None:
     """GameError BAD_REQUEST unless ``ply`` is None or a count of moves."""
     if ply is not None and (isinstance(ply, bool) or not isinstance(ply, int) or ply < 0):
         raise GameError(protocol.BAD_REQUEST, "ply must be the number of moves seen.")
