@@ -30,7 +30,8 @@ export function createConnect4Board(host, { onPlay, info }) {
     button.type = "button";
     button.className = "c4-col";
     button.dataset.move = String(col + 1);
-    button.addEventListener("click", () => onPlay(button.dataset.move));
+    // The second click of a double click is not a second move (keyboard clicks count 0).
+    button.addEventListener("click", (event) => event.detail < 2 && onPlay(button.dataset.move));
     columns.push(button);
     frame.append(button);
 

@@ -42,7 +42,8 @@ export function createTicTacToeBoard(host, { onPlay, info }) {
     button.type = "button";
     button.className = "ttt-cell";
     button.dataset.move = String(i + 1);
-    button.addEventListener("click", () => onPlay(button.dataset.move));
+    // The second click of a double click is not a second move (keyboard clicks count 0).
+    button.addEventListener("click", (event) => event.detail < 2 && onPlay(button.dataset.move));
     const number = document.createElement("span");
     number.className = "ttt-number";
     number.setAttribute("aria-hidden", "true");
