@@ -17,6 +17,7 @@ from flask import Flask
 from flask.sessions import NullSession
 from flask.testing import FlaskClient
 from socketio import packet as socketio_packet
+from werkzeug import routing as werkzeug_routing
 
 from tests.web.conftest import MakeHeld
 from tests.web.helpers import Listener, error_code, seated, stored, wait_until
@@ -44,6 +45,19 @@ def this_game(payload: Any, game_id: str) -> Any:
     if isinstance(payload, dict) and payload.get("game_id") == OURS:
         return {**payload, "game_id": game_id}
     return payload
+
+
+def options_stored(player: Listener) -> dict[str, Any]:
+    """Wait for the state that carries the engine's options before its last move, all exact:
+    they join the move a moment after it (a save and a state of their own), then the
+    stored game changes no more until the next action (a refusal's check compares it)."""
+
+    def exact(state: dict[str, Any]) -> bool:
+        options = (state["last_engine_move"] or {}).get("move_scores")
+        return bool(options) and all(score["exact"] for score in options.values())
+
+    state: dict[str, Any] = player.wait_for(protocol.STATE, exact)
+    return state
 
 
 def refused(app: Flask, listener: Listener, game_id: str, event: str, payload: Any) -> str:
@@ -253,6 +267,7 @@ def test_a_move_sent_from_an_older_position_is_refused(start: Start, app: Flask)
     state, player = start("connect4", settings=FAST)
     player.emit(protocol.MOVE, {"game_id": state["id"], "move": "4", "ply": 0})
     player.wait_for(protocol.STATE, lambda s: len(s["moves"]) == 2)
+    options_stored(player)
     second = {"game_id": state["id"], "move": "4", "ply": 0}
     assert refused(app, player, state["id"], protocol.MOVE, second) == protocol.NOT_YOUR_TURN
     player.emit(protocol.MOVE, {"game_id": state["id"], "move": "3", "ply": 2})  # as seen
@@ -577,3 +592,30 @@ def test_flasks_session_is_never_opened(app: Flask) -> None:
     for every request and every Socket.IO event) is a null one."""
     with app.test_request_context("/", headers={"Cookie": "session=anything"}):
         assert isinstance(flask.session, NullSession)
+
+
+def test_socketio_events_are_not_routed_but_pages_are(
+    start: Start, app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Flask routed every Socket.IO event's ``/socket.io/`` path (a quarter of an event's
+    CPU, for a route none of them uses): an accepted connection's events skip it, and an
+    HTTP request, even one for a path under ``/socket.io``, is routed as before."""
+    state, player = start("connect4", settings=FAST)
+    routed: list[str] = []
+    bind = werkzeug_routing.Map.bind_to_environ
+
+    def counting(self: werkzeug_routing.Map, environ: Any, *args: Any, **kwargs: Any) -> Any:
+        routed.append(environ.get("PATH_INFO", ""))
+        return bind(self, environ, *args, **kwargs)
+
+    monkeypatch.setattr(werkzeug_routing.Map, "bind_to_environ", counting)
+    player.clear()
+    player.emit(protocol.MOVE, {"game_id": state["id"], "move": "4"})
+    player.wait_for(protocol.ENGINE_MOVE)
+    options_stored(player)
+    assert refused(app, player, state["id"], protocol.MOVE, {"game_id": state["id"]})
+    assert routed == []  # a move, the engine's reply, a refusal: no routing
+    http = app.test_client()
+    assert http.get("/socket.io").status_code == 404  # not Engine.IO's path: Flask's 404
+    assert http.get(f"/g/{state['id']}").status_code == 200
+    assert routed == ["/socket.io", f"/g/{state['id']}"]

@@ -44,7 +44,7 @@ from webapp.web import (
     tree,
 )
 from webapp.web.config import DEFAULTS
-from webapp.web.extensions import socketio
+from webapp.web.extensions import Lookahead, socketio
 from webapp.web.packets import SafePacket
 
 log = logging.getLogger(__name__)
@@ -85,7 +85,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     """
     settings = {**DEFAULTS, **(config or {})}
     root = assets_root(settings["LOOKAHEAD_ROOT"])
-    app = Flask(
+    app = Lookahead(
         __name__,
         template_folder=str(root / "templates"),
         static_folder=str(root / "static"),

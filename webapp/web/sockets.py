@@ -24,7 +24,7 @@ from webapp.services import GameError
 from webapp.services.state import game_url
 from webapp.web.admission import admit
 from webapp.web.common import friend_game, next_game, refuse_engine_action, service
-from webapp.web.extensions import socketio
+from webapp.web.extensions import SOCKETIO_EVENTS, socketio
 from webapp.web.identity import identity, requester
 from webapp.web.identity import token_for as seat_token  # on_join's name for it
 from webapp.web.packets import MALFORMED
@@ -185,6 +185,7 @@ def on_connect(*_: Any) -> None:
         admit("connect")
     except GameError as error:
         raise HandshakeRefused(error.payload()) from None
+    request.environ[SOCKETIO_EVENTS] = True  # its events need no URL routing
 
 
 @socketio.on("disconnect")
