@@ -64,7 +64,9 @@ const fairPlay = () =>
   M.isFriendGame(model) && model.state.status === "playing" && (M.isPlayer(model) || !model.state.friend?.spectator_analysis);
 const fillGraph = () => model.state.settings.show_analysis && !fairPlay() && graphFill.fill(model.state.moves);
 // An earlier position's scores this page never saw live come from the server's analysis.
-const scoresFill = createScoresFill(model.state.game, (payload) => update(() => M.noteScores(model, payload)));
+const scoresFill = createScoresFill(model.state.game, (payload) => update(() => M.noteScores(model, payload)), {
+  onEnd: () => update(() => {}), // "Scoring it…" goes
+});
 let joining = false; // the next state is a join's answer: moves this page may not have seen
 fillGraph();
 
@@ -343,6 +345,7 @@ function render() {
   const lineOn = (model.showLine || model.hoverLine) && match === live;
   const unscored = reviewing && analysisOn && !M.scoresFor(model, shown) && !replay(s.game, shown).over;
   scoresFill.want(unscored ? shown : null);
+  const scoring = unscored && scoresFill.asking(shown);
 
   board.set(
     boardView({
@@ -377,7 +380,7 @@ function render() {
     chip.classList.toggle("is-winner", s.status === "won" && s.winner === side);
   }
   $("review-banner").hidden = !reviewing;
-  $("review-text").textContent = reviewing ? `You are looking at ${where}, not the live game.` : "";
+  $("review-text").textContent = reviewing ? `You are looking at ${where}, not the live game.${scoring ? " Scoring it…" : ""}` : "";
   $("review-continue").href = M.continueUrl(model, shown);
 
   const player = M.isPlayer(model);

@@ -20,11 +20,14 @@ export const MAX_ASKS = 6;
 const LATER = new Set([429, 503, undefined]);
 
 /**
- * want(moves): the position the page shows and lacks scores for (null: none).
- * `onScores(payload)` gets a scores payload {moves, move_scores, complete, solving}.
+ * want(moves): the position the page shows and lacks scores for (null: none);
+ * asking(moves): whether its scores are being asked for now (the page says so).
+ * `onScores(payload)` gets a scores payload {moves, move_scores, complete, solving};
+ * `onEnd()` is called when the question of the position still shown ends (answered,
+ * refused or given up), so that the page stops saying it is asking.
  * `fetcher` and `wait` are the network and the clock (replaced in tests).
  */
-export function createScoresFill(game, onScores, { fetcher = fetchAnalysis, wait = sleep } = {}) {
+export function createScoresFill(game, onScores, { fetcher = fetchAnalysis, wait = sleep, onEnd = () => {} } = {}) {
   /** @type {{moves: string, controller: AbortController} | null} */
   let current = null;
   /** Positions asked for to the end. */
@@ -65,8 +68,13 @@ export function createScoresFill(game, onScores, { fetcher = fetchAnalysis, wait
           () => controller.signal.aborted || settled.add(moves),
         )
         .finally(() => {
-          if (current === asked) current = null;
+          if (current !== asked) return; // left meanwhile: the page shows another position
+          current = null;
+          onEnd();
         });
+    },
+    asking(/** @type {string} */ moves) {
+      return current !== null && current.moves === moves;
     },
   };
 }

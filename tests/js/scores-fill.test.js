@@ -128,3 +128,42 @@ test("a refusal leaves the board bare and is not asked again", async () => {
   assert.equal(asks, 1);
   assert.equal(clock.waiting.length, 0);
 });
+
+test("the page can say a position is being asked for, and hears when the question ends", async () => {
+  const clock = handClock();
+  let ends = 0;
+  const fetcher = async () => ({ pending: true, retryAfter: 1 });
+  const fill = createScoresFill("connect4", () => {}, { fetcher, wait: clock.wait, onEnd: () => (ends += 1) });
+  assert.equal(fill.asking("4"), false);
+  fill.want("4");
+  assert.equal(fill.asking("4"), true); // waiting to see whether the page stays
+  assert.equal(fill.asking("44"), false);
+  fill.want("44"); // left: that question ends unheard (the page shows another position)
+  await settle();
+  assert.equal(fill.asking("4"), false);
+  assert.equal(fill.asking("44"), true);
+  clock.tick(); // the cancelled wait: nothing follows
+  for (let i = 0; i <= MAX_ASKS; i += 1) {
+    await settle();
+    assert.equal(ends, 0);
+    clock.tick();
+  }
+  await settle();
+  assert.equal(fill.asking("44"), false); // given up
+  assert.equal(ends, 1);
+});
+
+test("an answer ends the question too", async () => {
+  const clock = handClock();
+  let ends = 0;
+  const got = [];
+  const fetcher = async () => ({ move_scores: SCORES, complete: true });
+  const fill = createScoresFill("connect4", (p) => got.push(p), { fetcher, wait: clock.wait, onEnd: () => (ends += 1) });
+  fill.want("44");
+  await settle();
+  clock.tick();
+  await settle();
+  assert.equal(got.length, 1);
+  assert.equal(fill.asking("44"), false);
+  assert.equal(ends, 1);
+});
