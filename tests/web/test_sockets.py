@@ -305,6 +305,37 @@ def test_undo_takes_back_the_move_and_the_engines_reply(start: Start, watch: Wat
     assert back["status"] == "playing" and back["last_engine_move"] is None
 
 
+def test_an_undo_keeps_the_analysis_of_the_engines_move_left_on_the_board(
+    start: Start, watch: Watch, app: Flask
+) -> None:
+    """The engine's earlier move stays on the board after an undo: its analysis (the search
+    it made then, not a new one) stays with it, for the panel, a reload and another tab."""
+    state, player = start("tictactoe", settings=FAST)
+    game_id = state["id"]
+    player.emit(protocol.MOVE, {"game_id": game_id, "move": "5"})
+    first = player.wait_for(protocol.ENGINE_MOVE, lambda e: e["moves"] == "5")
+    after = player.wait_for(protocol.STATE, lambda s: len(s["moves"]) == 2)["moves"]
+    mine = next(cell for cell in "123456789" if cell not in after)
+    player.emit(protocol.MOVE, {"game_id": game_id, "move": mine})
+    second = player.wait_for(protocol.ENGINE_MOVE, lambda e: e["moves"] == after + mine)
+    now = player.wait_for(protocol.STATE, lambda s: len(s["moves"]) == 4)
+    assert now["last_engine_move"]["move"] == second["move"]
+    spectator = watch(game_id)
+    player.emit(protocol.UNDO, {"game_id": game_id})
+    back = spectator.wait_for(protocol.STATE, lambda s: s["moves"] == after)
+    kept = back["last_engine_move"]
+    assert kept is not None and (kept["moves"], kept["move"]) == ("5", first["move"])
+    assert (kept["nodes"], kept["pv"], kept["depth"]) == (first["nodes"], first["pv"], first["depth"])
+    assert stored(app, game_id)["last_engine_move"]["move"] == first["move"]  # a reload's
+    http = app.test_client()
+    assert http.get(f"/api/games/{game_id}").get_json()["last_engine_move"]["move"] == first["move"]
+    # What the store keeps behind the last move is its own: no viewer is sent it.
+    for payload in player.named(protocol.STATE) + spectator.named(protocol.STATE):
+        assert "previous" not in (payload["last_engine_move"] or {})
+    player.emit(protocol.UNDO, {"game_id": game_id})  # one move's analysis is kept, no more
+    assert spectator.wait_for(protocol.STATE, lambda s: s["moves"] == "")["last_engine_move"] is None
+
+
 @pytest.mark.slow
 def test_undo_while_the_engine_thinks_cancels_its_search(held: MakeHeld) -> None:
     app, holds = held()

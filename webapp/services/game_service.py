@@ -35,7 +35,7 @@ from webapp.services.locks import Emit, GameLocks, Outbox
 from webapp.services.positions import preview
 from webapp.services.searches import RETRY_DELAYS, Searches
 from webapp.services.seats import holds_seat, new_game_id, token_hash
-from webapp.services.state import engine_to_move, game_url, to_move
+from webapp.services.state import engine_to_move, game_url, to_move, undone_engine_move
 from webapp.store import (
     CorruptRecord,
     GameRecord,
@@ -275,7 +275,9 @@ class GameService:
                 raise GameError(protocol.NOTHING_TO_UNDO, "You have no move to take back.")
             record.moves = record.moves[:keep]
             record.preset = min(record.preset, keep)
-            record.last_engine_move = None
+            # The engine's move now last on the board keeps its analysis (kept behind the
+            # undone one's), so the panel, a reload and another tab still show it.
+            record.last_engine_move = undone_engine_move(record.last_engine_move, record.moves)
             self._save(record, *replayed(record.game, record.moves), out)
             self.searches.changed(record, out, restart=True)
             return record

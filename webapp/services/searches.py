@@ -51,7 +51,7 @@ from webapp.services.engine_job import ENGINE, engine_job
 from webapp.services.errors import GameError
 from webapp.services.live_scores import PONDER, LiveScores
 from webapp.services.locks import Emit, GameLocks, Outbox
-from webapp.services.state import engine_to_move, game_state
+from webapp.services.state import engine_to_move, game_state, with_previous
 from webapp.store import GameRecord, GameStore, StoreError, VersionConflict, now, replayed
 
 log = logging.getLogger(__name__)
@@ -391,7 +391,8 @@ class Searches:
         payload["move_scores"] = None if options is None else options["move_scores"]
         record.moves += result["best_move"]
         record.status, record.winner = status, winner
-        record.last_engine_move = payload
+        # The one before is kept with it: an undo puts that move back on the board last.
+        record.last_engine_move = with_previous(payload, record.last_engine_move)
         record.updated_at = now()
         try:
             self.store.save(record)  # committed (compare-and-set) before anyone hears of it

@@ -7,7 +7,21 @@ from typing import Any
 from webapp.game_settings import engine_side
 from webapp.store import GameRecord, result_of
 
-__all__ = ["engine_to_move", "game_state", "game_url", "result_of", "to_move"]
+__all__ = [
+    "engine_to_move",
+    "game_state",
+    "game_url",
+    "result_of",
+    "shown_engine_move",
+    "to_move",
+    "undone_engine_move",
+    "with_previous",
+]
+
+#: The key, inside a stored ``last_engine_move``, of the engine's move before it (with its
+#: analysis), so that an undo leaves the move still on the board with its own. One level:
+#: an undo of two turns in a row finds none for the second (the store keeps one move's).
+PREVIOUS = "previous"
 
 
 def game_url(game_id: str) -> str:
@@ -18,6 +32,30 @@ def game_url(game_id: str) -> str:
 def to_move(record: GameRecord) -> int:
     """The side to move in a stored game (0 = the first player)."""
     return len(record.moves) % 2
+
+
+def with_previous(payload: dict[str, Any], last: dict[str, Any] | None) -> dict[str, Any]:
+    """What to store as the engine's last move: ``payload``, with the last one before it."""
+    if last is None:
+        return payload
+    return {**payload, PREVIOUS: {k: v for k, v in last.items() if k != PREVIOUS}}
+
+
+def undone_engine_move(last: dict[str, Any] | None, moves: str) -> dict[str, Any] | None:
+    """The engine's move to keep after an undo leaves ``moves`` on the board: the one kept
+    before the undone one, if it is the board's last move; else none."""
+    previous = None if last is None else last.get(PREVIOUS)
+    if not isinstance(previous, dict):
+        return None
+    played = f"{previous.get('moves', '')}{previous.get('move', '')}"
+    return previous if moves and played == moves else None
+
+
+def shown_engine_move(last: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The engine's last move as viewers get it (what the store keeps behind it stays)."""
+    if last is None or PREVIOUS not in last:
+        return last
+    return {k: v for k, v in last.items() if k != PREVIOUS}
 
 
 def engine_to_move(record: GameRecord) -> bool:
@@ -49,7 +87,7 @@ def game_state(
         "human_side": 1 - engine,
         "engine_side": engine,
         "engine_thinking": thinking,
-        "last_engine_move": record.last_engine_move,
+        "last_engine_move": shown_engine_move(record.last_engine_move),
         "scores": scores if scores is not None and scores["moves"] == record.moves else None,
         "move_count": len(record.moves),
         "created_at": record.created_at,

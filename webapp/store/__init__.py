@@ -28,7 +28,8 @@ One table, ``games``, one row per game::
     seat_hash         TEXT NOT NULL      hash of the seat's token (never the token)
     status            TEXT NOT NULL      "playing", "won" or "drawn"
     winner            INTEGER            0 = the first player; NULL unless won
-    last_engine_move  TEXT               JSON object (the last engine_move payload) or NULL
+    last_engine_move  TEXT               JSON object (the last engine_move payload, with the
+                                         one before under "previous") or NULL
     created_at        TEXT NOT NULL      ISO 8601 UTC, as ``now()`` writes it
     updated_at        TEXT NOT NULL      ditto; stored times compare as text
     version           INTEGER NOT NULL   1 after create, +1 per committed save

@@ -49,7 +49,8 @@ class GameRecord:
     seat_hash: str
     status: str = "playing"  # "playing", "won" or "drawn"
     winner: int | None = None  # 0 = the first player
-    last_engine_move: dict[str, Any] | None = None  # the last engine_move payload
+    # The last engine_move payload (its "previous": the one before, for an undo).
+    last_engine_move: dict[str, Any] | None = None
     created_at: str = field(default_factory=now)
     updated_at: str = field(default_factory=now)
     #: Grows by one with every committed change: 1 after ``create``, 0 before.
