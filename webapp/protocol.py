@@ -19,7 +19,7 @@ UNDO = "undo"  # {game_id}
 SETTINGS = "settings"  # {game_id, settings: {...partial settings}}
 NEW_GAME = "new_game"  # {game_id}: a fresh game with the same settings
 REMATCH = "rematch"  # {game_id}: a fresh game, colours swapped
-ANALYSE = "analyse"  # {game_id, algorithm}: analyse the position, no move made
+ANALYSE = "analyse"  # {game_id, algorithm, moves?}: analyse the position (moves: an earlier one)
 # A game between two people (``webapp.services.friends``):
 RESIGN = "resign"  # {game_id}
 OFFER = "offer"  # {game_id, kind}: offer a draw, ask for a takeback or a rematch (OFFER_KINDS)

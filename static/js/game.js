@@ -100,7 +100,7 @@ const socket = connectGame(EV, gameId, {
       M.addResult(model, from, result, "analysis");
       model.queued = null;
       const next = model.compare.waiting[0];
-      if (next) socket.analyse(next.algorithm);
+      if (next) socket.analyse(next.algorithm, next.from);
     }),
   [EV.scores]: (payload) => update(() => M.noteScores(model, payload)),
   [EV.queued]: (payload) => update(() => (model.queued = payload.position ?? 0)),
@@ -215,7 +215,7 @@ async function startAnother(action) {
 }
 
 function compare() {
-  const from = model.state.moves;
+  const from = M.shownMoves(model); // the position on the board: live, or one looked back at
   const current = model.state.settings.algorithm;
   const other = Object.keys(config.algorithms).find((a) => a !== current) || current;
   const known = new Set(M.resultsOf(model, from).map((r) => r.algorithm));
@@ -223,7 +223,7 @@ function compare() {
   update(() => {
     model.compare = { from, waiting: wanted.map((algorithm) => ({ from, algorithm })) };
   });
-  if (wanted.length) socket.analyse(wanted[0]);
+  if (wanted.length) socket.analyse(wanted[0], from);
 }
 
 async function copyLink() {
@@ -417,10 +417,12 @@ function render() {
   const compareFrom = model.compare.from;
   panel.renderCompare({
     label: `Analyse with ${(otherAlgorithm && config.algorithms[otherAlgorithm]) || "the other algorithm"}`,
-    rows: compareFrom === null ? [] : M.resultsOf(model, compareFrom),
-    ply: (compareFrom ?? "").length,
+    // The comparison of the position on the board only (stepping away leaves it for later).
+    rows: compareFrom === shown ? M.resultsOf(model, compareFrom) : [],
+    ply: shown.length,
     busy: model.compare.waiting.length > 0,
-    disabled: !model.connected || Boolean(s.engine_thinking) || s.status !== "playing",
+    // Any position of the game but a finished one (a finished game's too, for its review).
+    disabled: !model.connected || Boolean(s.engine_thinking) || replay(s.game, shown).over,
   });
 }
 

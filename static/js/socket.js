@@ -44,7 +44,7 @@ export function connectGame(events, gameId, handlers) {
     send: (key, extra = {}) => send(key, extra),
     undo: (ply) => send("undo", { ply }),
     settings: (settings) => send("settings", { settings }),
-    analyse: (algorithm) => send("analyse", { algorithm }),
+    analyse: (algorithm, moves) => send("analyse", moves === undefined ? { algorithm } : { algorithm, moves }),
     get connected() {
       return socket.connected;
     },

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.game_page import GamePage
+from tests.browser.game_page import ENGINE_TIMEOUT_MS, GamePage
 
 
 def test_the_engine_panel_compares_both_algorithms_on_one_position(
@@ -51,3 +51,32 @@ def test_the_minimax_legend_says_the_scores_are_alpha_betas_values(sized: Page) 
     legend = sized.locator("#scores-legend")
     expect(legend).to_contain_text("the board always searches with alpha-beta until the scores")
     expect(legend).to_contain_text("The move was chosen by minimax")
+
+
+def test_a_finished_games_review_compares_the_algorithms_on_the_position_shown(
+    page: Page,
+) -> None:
+    """Once the game is over, stepping back to a position and asking for the comparison
+    searches that position (the button was greyed out for good); stepping elsewhere hides
+    its table, coming back shows it again."""
+    ui = GamePage(page)
+    ui.open_new("game=tictactoe&moves=1425&level=easy&engine_plays=second")
+    ui.wait_for_my_turn()
+    ui.click("3")  # X completes 1-2-3: the game is over
+    expect(page.locator("#turn")).to_contain_text("won", ignore_case=True)
+    page.locator("body").press("ArrowLeft")  # X to move after 1 4 2 5
+    expect(page.locator("#turn")).to_contain_text("Reviewing")
+    button = page.locator("#compare-button")
+    expect(button).to_be_enabled()
+    button.click()
+    rows = page.locator("#compare-table tbody tr")
+    expect(rows).to_have_count(2, timeout=ENGINE_TIMEOUT_MS)
+    for row in range(2):  # each algorithm finds the win at once: cell 3
+        expect(rows.nth(row)).to_contain_text("3 (")
+    expect(page.locator("#compare-summary")).to_contain_text("Minimax searched")
+    page.locator("body").press("ArrowLeft")  # another position: not its comparison
+    expect(page.locator("#compare-table")).to_be_hidden()
+    page.locator("body").press("ArrowRight")
+    expect(rows).to_have_count(2)
+    page.locator("body").press("End")  # the final position: nothing to search
+    expect(button).to_be_disabled()

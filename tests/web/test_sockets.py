@@ -540,6 +540,9 @@ def stored_moves(listener: Listener, game_id: str) -> str:
         ({"game_id": "no-such-game", "algorithm": "minimax"}, protocol.UNKNOWN_GAME),
         ({"game_id": OURS}, protocol.BAD_REQUEST),
         ({"game_id": OURS, "algorithm": "mcts"}, protocol.BAD_REQUEST),
+        ({"game_id": OURS, "algorithm": "minimax", "moves": 5}, protocol.BAD_REQUEST),
+        ({"game_id": OURS, "algorithm": "minimax", "moves": "9"}, protocol.BAD_REQUEST),  # not ours
+        ({"game_id": OURS, "algorithm": "minimax", "moves": "512"}, protocol.BAD_REQUEST),
     ],
 )
 def test_bad_analyses_are_refused(start: Start, app: Flask, payload: Any, code: str) -> None:
@@ -548,10 +551,30 @@ def test_bad_analyses_are_refused(start: Start, app: Flask, payload: Any, code: 
     assert refused(app, player, state["id"], protocol.ANALYSE, payload) == code
 
 
-def test_no_analysis_of_a_finished_game(start: Start, app: Flask) -> None:
+def test_no_analysis_of_a_finished_position(start: Start, app: Flask) -> None:
     state, player = start("tictactoe", moves="14253")
     payload = {"game_id": state["id"], "algorithm": "minimax"}
     assert refused(app, player, state["id"], protocol.ANALYSE, payload) == protocol.GAME_OVER
+    final = {**payload, "moves": "14253"}
+    assert refused(app, player, state["id"], protocol.ANALYSE, final) == protocol.GAME_OVER
+
+
+@pytest.mark.parametrize("moves", ["", "14", "1425"])
+def test_an_earlier_position_of_a_finished_game_is_analysed(
+    start: Start, watch: Watch, moves: str
+) -> None:
+    """A review compares the algorithms on any position of the game, the game over or not:
+    the asker gets the search of that position (and a spectator may ask too)."""
+    state, player = start("tictactoe", moves="14253")
+    assert state["status"] == "won"
+    for asker in (player, watch(state["id"])):
+        asker.emit(
+            protocol.ANALYSE, {"game_id": state["id"], "algorithm": "minimax", "moves": moves}
+        )
+        answer = asker.wait_for(protocol.ANALYSIS)
+        assert answer["moves"] == moves and answer["algorithm"] == "minimax"
+        assert answer["best_move"] in set("123456789") - set(moves)  # a free cell
+        assert not asker.named(protocol.ERROR)
 
 
 @pytest.mark.slow

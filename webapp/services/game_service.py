@@ -301,9 +301,16 @@ class GameService:
             return record
 
     def analyse(
-        self, game_id: object, algorithm: object, sid: str, token: str | None, owner: str
+        self,
+        game_id: object,
+        algorithm: object,
+        sid: str,
+        token: str | None,
+        owner: str,
+        moves: object = None,
     ) -> None:
-        """Analyse the position with ``algorithm`` for one client (players and spectators).
+        """Analyse a position with ``algorithm`` for one client (players and spectators):
+        the live one, or ``moves``, an earlier one of the game (a start of its moves).
 
         ``owner`` says who asks (an identity, else an address): quotas and fairness.
         """
@@ -311,9 +318,15 @@ class GameService:
             raise GameError(
                 protocol.BAD_REQUEST, f"algorithm must be one of {', '.join(protocol.ALGORITHMS)}."
             )
+        if moves is not None and not isinstance(moves, str):
+            raise GameError(protocol.BAD_REQUEST, "moves must be a string of the game's moves.")
         record = self.get(game_id)
+        if moves is not None and not record.moves.startswith(moves):
+            raise GameError(
+                protocol.BAD_REQUEST, "moves must be a position of this game: a start of its moves."
+            )
         player = holds_seat(token, record.seat_hash)
-        self.searches.analyse(record, algorithm, sid, owner, player)
+        self.searches.analyse(record, algorithm, sid, owner, player, moves)
 
     # -- life cycle ------------------------------------------------------------------------
     def wake(self, game_id: str) -> None:

@@ -485,19 +485,29 @@ class Searches:
 
     # -- analyses -------------------------------------------------------------------
     def analyse(
-        self, record: GameRecord, algorithm: str, sid: str, owner: str, player: bool
+        self,
+        record: GameRecord,
+        algorithm: str,
+        sid: str,
+        owner: str,
+        player: bool,
+        moves: str | None = None,
     ) -> None:
-        """Search the game's position with ``algorithm`` for client ``sid`` only.
+        """Search a position of the game with ``algorithm`` for client ``sid`` only: the
+        live one, or ``moves``, an earlier one (a start of the game's moves; a finished
+        game's too, for its review). A finished position has nothing to search.
 
         The player's own analyses come before spectators' (``player``). A client asking
         for a search already under way (same position, algorithm, limits and class)
         joins it: one search, its answer sent to each of them.
         """
-        if record.status != "playing":
-            raise GameError(protocol.GAME_OVER, "The game is over: there is nothing to analyse.")
+        moves = record.moves if moves is None else moves
+        if replayed(record.game, moves)[0] != "playing":
+            over = "That position is over: there is nothing to analyse."
+            raise GameError(protocol.GAME_OVER, over)
         limits = search_limits(record.settings, record.game, algorithm)
         priority = Priority.SCORES if player else Priority.ANALYSIS
-        key = (record.id, record.moves, algorithm, limits, priority)
+        key = (record.id, moves, algorithm, limits, priority)
         with self._guard:
             if sid in self._analyses:
                 raise GameError(protocol.BUSY, "Your previous analysis is still running.")
@@ -509,7 +519,7 @@ class Searches:
             self._analyses[sid] = None  # reserved: a second request meanwhile is refused
         job = SearchJob(
             record.game,
-            record.moves,
+            moves,
             algorithm,
             limits,
             seed=self.seed,

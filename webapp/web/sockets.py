@@ -143,10 +143,18 @@ def on_rematch(payload: Payload) -> Payload:
 
 @handles(protocol.ANALYSE)
 def on_analyse(payload: Payload) -> Payload:
-    """Analyse the position with an algorithm; the ``analysis`` event goes to the sender."""
+    """Analyse a position of the game (the live one, or ``moves``: an earlier one) with an
+    algorithm; the ``analysis`` event goes to the sender."""
     game_id = payload["game_id"]
     friend_games.check_analysis(game_id)
-    service().analyse(game_id, payload.get("algorithm"), sid(), seat_token(game_id), requester())
+    service().analyse(
+        game_id,
+        payload.get("algorithm"),
+        sid(),
+        seat_token(game_id),
+        requester(),
+        payload.get("moves"),
+    )
     return {"ok": True}
 
 
