@@ -17,6 +17,8 @@ from webapp.engine.style import Style
 from webapp.protocol import (
     ALGORITHMS,
     DEFAULT_SETTINGS,
+    GAME_LABELS,
+    GAME_MAX_DEPTH,
     LEVELS,
     MAX_DEPTH,
     MAX_TIME,
@@ -36,12 +38,19 @@ class SettingsError(ValueError):
 
 
 def merge_settings(
-    changes: object, base: Mapping[str, Any] | None = None, *, creating: bool = True
+    changes: object,
+    base: Mapping[str, Any] | None = None,
+    *,
+    creating: bool = True,
+    game: str | None = None,
 ) -> Settings:
     """``base`` (the defaults when None) with ``changes`` applied, checked as a whole.
 
     Raises SettingsError for a non-dict, an unknown key, a wrong type or a value
     out of range; mid-game (``creating=False``) ``engine_plays`` may not change.
+    With ``game``, a depth in ``changes`` is refused above that game's own bound
+    (``GAME_MAX_DEPTH``: tic-tac-toe 9), as any depth out of range is: never clamped.
+    A depth already in ``base`` is kept as stored.
 
     >>> merge_settings({"level": "easy"})["level"]
     'easy'
@@ -58,6 +67,8 @@ def merge_settings(
             raise SettingsError(f"setting {key!r} cannot be set here (allowed: {known})")
         merged[key] = value
     _check(merged)
+    if game is not None and "depth" in changes:
+        _check_game_depth(merged["depth"], game)
     if merged["level"] != "custom":  # depth and time belong to the custom level only
         merged["depth"] = merged["time"] = None
     return merged
@@ -86,6 +97,16 @@ def _check(settings: Mapping[str, Any]) -> None:
         raise SettingsError(f"time must be a number of seconds from {MIN_TIME} to {MAX_TIME}")
     if level == "custom" and depth is None and seconds is None:
         raise SettingsError("the custom level needs a depth, a time or both")
+
+
+def _check_game_depth(depth: int | None, game: str) -> None:
+    bound = GAME_MAX_DEPTH.get(game, MAX_DEPTH)
+    if depth is not None and depth > bound:
+        name = GAME_LABELS.get(game, game)
+        raise SettingsError(
+            f"depth must be a whole number from 1 to {bound} in {name}"
+            f" (a game has at most {bound} moves)"
+        )
 
 
 def engine_side(settings: Mapping[str, Any]) -> int:

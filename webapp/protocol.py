@@ -118,6 +118,9 @@ PLAY_STYLES = {"weaker": WEAKER, "near_equal": NEAR_EQUAL}
 #: The server's own caps, whatever a client asks for.
 MAX_DEPTH = 42
 MIN_TIME, MAX_TIME = 0.05, 10.0
+#: A custom depth's bound per game: no deeper than the game's longest game (tic-tac-toe
+#: ends within 9 moves), nor than ``MAX_DEPTH``.
+GAME_MAX_DEPTH = {name: min(factory().cells, MAX_DEPTH) for name, factory in GAMES.items()}
 #: Plain minimax has no pruning: the server caps its depth per game so that a
 #: search ends in seconds, not hours (each game's ``minimax_max_depth``).
 MINIMAX_MAX_DEPTH = {name: factory().minimax_max_depth for name, factory in GAMES.items()}
@@ -161,7 +164,12 @@ def client_config() -> dict[str, Any]:
         "levels": LEVELS,
         "play_styles": PLAY_STYLES,
         "algorithms": ALGORITHM_LABELS,
-        "limits": {"max_depth": MAX_DEPTH, "min_time": MIN_TIME, "max_time": MAX_TIME},
+        "limits": {
+            "max_depth": MAX_DEPTH,
+            "game_max_depth": GAME_MAX_DEPTH,
+            "min_time": MIN_TIME,
+            "max_time": MAX_TIME,
+        },
         "defaults": DEFAULT_SETTINGS,
         "scores": SCORE_CONVENTION,
         "minimax_depth": MINIMAX_DEPTH,

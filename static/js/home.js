@@ -39,6 +39,7 @@ form.addEventListener("submit", async (event) => {
   const why = values.level === "custom" ? settings.problem() : null;
   if (why) {
     status.textContent = why; // the field says it too; nothing starts until it is right
+    settings.focusProblem();
     return;
   }
   const button = /** @type {HTMLButtonElement} */ (form.querySelector('[type="submit"]'));

@@ -2,6 +2,7 @@
 // by the home page to start a game and by the game page to change it.
 
 import { readJSON } from "./config.js";
+import { depthBound, depthRangeText, parseDepth } from "./depth-limit.js";
 
 /** The game the fields are for: the home page's chosen card, or the game page's game. */
 function currentGame() {
@@ -27,13 +28,17 @@ export function minimaxReach(level, customDepth) {
   return cap !== null && own > cap ? { depth: cap, capped: true } : { depth: own, capped: false };
 }
 
-/** Say beside "Minimax" how deep it will search at the level chosen. */
-function labelMinimax(root, level, customDepth) {
+/**
+ * Say beside "Minimax" how deep it will search at the level chosen; `refused`: the custom
+ * depth typed is one the server would refuse, so no depth is named (never a bad one).
+ */
+function labelMinimax(root, level, customDepth, refused) {
   const span = root.querySelector('[name="algorithm"][value="minimax"]')?.closest("label")?.querySelector("span");
-  const reach = minimaxReach(level, customDepth);
-  if (!span || !reach) return;
+  const reach = refused ? undefined : minimaxReach(level, customDepth);
+  if (!span) return;
   span.dataset.base ??= span.textContent;
-  span.textContent = `${span.dataset.base} (${reach.depth === null ? "whole tree" : `depth ${reach.depth}`})`;
+  if (!reach) span.textContent = span.dataset.base;
+  else span.textContent = `${span.dataset.base} (${reach.depth === null ? "whole tree" : `depth ${reach.depth}`})`;
 }
 
 /**
@@ -59,11 +64,27 @@ export function bindSettings(root, { limits, onChange = (_partial) => {}, onInva
   const customBox = root.querySelector("[data-custom-limits]");
   const hint = root.querySelector("[data-level-hint]");
 
+  /** The deepest custom depth the server takes in the current game (tic-tac-toe: 9). */
+  const maxDepth = () => depthBound(limits, currentGame());
+
+  /** The depth field's bound and its words, the current game's (the home page's game may change). */
+  function syncDepthBound() {
+    const input = field("depth");
+    const range = root.querySelector('[data-range-of="depth"]');
+    if (!input) return;
+    const max = maxDepth();
+    input.max = String(max);
+    if (range) range.textContent = depthRangeText(max);
+    if (input.value.trim() !== "") number("depth", 1, max, true); // 9 in Connect Four, 30 in tic-tac-toe
+  }
+
   function syncLevel() {
+    syncDepthBound();
     const level = checked("level");
     customBox.hidden = !level || level.value !== "custom";
-    const typed = Number.parseInt(field("depth")?.value ?? "", 10);
-    const depth = Number.isFinite(typed) ? typed : null;
+    const text = field("depth")?.value ?? "";
+    const depth = parseDepth(text, maxDepth());
+    const refused = level?.value === "custom" && text.trim() !== "" && depth === null;
     const algorithm = checked("algorithm")?.value;
     // Every level's hint (its pill's tooltip too) true of the algorithm chosen.
     for (const input of root.querySelectorAll('[name="level"]')) {
@@ -72,7 +93,7 @@ export function bindSettings(root, { limits, onChange = (_partial) => {}, onInva
       label.title = levelHint(label.dataset.hint, input.value, algorithm, depth);
     }
     if (hint && level) hint.textContent = level.closest("label").title;
-    labelMinimax(root, level?.value, depth);
+    labelMinimax(root, level?.value, depth, refused);
   }
 
   /** The field's value; null when empty (no limit of that kind) or outside its range. */
@@ -88,7 +109,7 @@ export function bindSettings(root, { limits, onChange = (_partial) => {}, onInva
   }
 
   const customLimits = () => ({
-    depth: number("depth", 1, limits.max_depth, true),
+    depth: number("depth", 1, maxDepth(), true),
     time: number("time", limits.min_time, limits.max_time, false),
   });
 
@@ -102,6 +123,19 @@ export function bindSettings(root, { limits, onChange = (_partial) => {}, onInva
       }
     }
     return found.depth === null && found.time === null ? "Give a depth or a time for the custom level." : null;
+  }
+
+  /**
+   * Focus the field that makes problem() true (the first invalid one, else the empty
+   * depth), scrolled to the middle of the window: clear of the home page's sticky buttons.
+   */
+  function focusProblem() {
+    const found = customLimits();
+    const bad = ["depth", "time"].find((name) => found[name] === null && field(name).value.trim() !== "");
+    const input = field(bad ?? "depth");
+    if (!input || input.closest("[hidden]")) return;
+    input.focus({ preventScroll: true });
+    input.scrollIntoView({ block: "center" });
   }
 
   /** All the settings as the form shows them. */
@@ -172,5 +206,5 @@ export function bindSettings(root, { limits, onChange = (_partial) => {}, onInva
     if (/** @type {HTMLInputElement} */ (event.target).name === "game") syncLevel();
   });
 
-  return { values, show, problem };
+  return { values, show, problem, focusProblem };
 }

@@ -2,7 +2,7 @@
 // modules read from it is the server's protocol config (<script id="config">),
 // for the score convention. Import this module first (before rules.js):
 // ES modules run in import order. config.json holds the server's values
-// (protocol.client_config()'s `scores`); tests/test_js_config.py keeps it so.
+// (protocol.client_config()'s `scores` and `limits`); tests/test_js_config.py keeps it so.
 
 import { readFileSync } from "node:fs";
 

@@ -7,7 +7,18 @@ from typing import Any
 import pytest
 
 from webapp.game_settings import SettingsError, engine_side, merge_settings, search_limits
-from webapp.protocol import DEFAULT_SETTINGS, MAX_DEPTH, MAX_TIME, MIN_TIME, MINIMAX_MAX_DEPTH
+from webapp.protocol import (
+    BAD_SETTINGS,
+    DEFAULT_SETTINGS,
+    GAME_MAX_DEPTH,
+    MAX_DEPTH,
+    MAX_TIME,
+    MIN_TIME,
+    MINIMAX_MAX_DEPTH,
+    client_config,
+)
+from webapp.services.errors import GameError
+from webapp.services.positions import preview
 
 
 def test_defaults_are_valid() -> None:
@@ -81,3 +92,37 @@ def test_minimax_depth_is_capped_per_game() -> None:
     assert search_limits(settings, "connect4", "alphabeta").depth == MAX_DEPTH
     perfect = merge_settings({"level": "perfect", "algorithm": "minimax"})
     assert search_limits(perfect, "tictactoe").depth == MINIMAX_MAX_DEPTH["tictactoe"]
+
+
+def test_each_game_has_its_own_depth_bound() -> None:
+    assert GAME_MAX_DEPTH == {"tictactoe": 9, "connect4": MAX_DEPTH}
+    assert client_config()["limits"]["game_max_depth"] == GAME_MAX_DEPTH
+
+
+def test_a_tictactoe_depth_above_9_is_refused_with_its_bound() -> None:
+    nine = merge_settings({"level": "custom", "depth": 9}, game="tictactoe")
+    assert nine["depth"] == 9
+    with pytest.raises(SettingsError, match=r"from 1 to 9 in Tic-tac-toe"):
+        merge_settings({"level": "custom", "depth": 10}, game="tictactoe")
+    with pytest.raises(SettingsError, match=r"from 1 to 9 in Tic-tac-toe"):
+        merge_settings({"level": "custom", "depth": 30}, nine, creating=False, game="tictactoe")
+
+
+def test_connect_four_keeps_its_bound_of_42() -> None:
+    deepest = merge_settings({"level": "custom", "depth": MAX_DEPTH}, game="connect4")
+    assert deepest["depth"] == MAX_DEPTH
+    with pytest.raises(SettingsError, match=rf"from 1 to {MAX_DEPTH}\b"):
+        merge_settings({"level": "custom", "depth": MAX_DEPTH + 1}, game="connect4")
+
+
+def test_a_stored_depth_is_kept_when_another_setting_changes() -> None:
+    stored = merge_settings({"level": "custom", "depth": 30})  # saved before the game's bound
+    changed = merge_settings({"show_analysis": False}, stored, creating=False, game="tictactoe")
+    assert changed["depth"] == 30
+
+
+def test_a_new_game_is_refused_a_depth_deeper_than_its_game() -> None:
+    with pytest.raises(GameError, match=r"from 1 to 9 in Tic-tac-toe") as raised:
+        preview("tictactoe", {"level": "custom", "depth": 30})
+    assert raised.value.code == BAD_SETTINGS
+    assert preview("connect4", {"level": "custom", "depth": 30})["settings"]["depth"] == 30

@@ -287,7 +287,9 @@ class GameService:
         with self.locked(self._game_id(game_id)) as out:
             record = self._seated(game_id, token)
             try:
-                settings = merge_settings(changes, record.settings, creating=False)
+                settings = merge_settings(
+                    changes, record.settings, creating=False, game=record.game
+                )
             except SettingsError as err:
                 raise GameError(protocol.BAD_SETTINGS, str(err)) from None
             search_changed = any(

@@ -45,7 +45,7 @@ def preview(game: object, settings: object = None, moves: object = "") -> dict[s
     try:
         moves = normalize_moves(game, moves)
         position = new_game(game, moves)
-        chosen = merge_settings({} if settings is None else settings)
+        chosen = merge_settings({} if settings is None else settings, game=game)
     except (UnknownGameError, IllegalMoveError) as err:
         raise GameError(protocol.ILLEGAL_MOVE, f"Bad starting position: {err}") from None
     except SettingsError as err:
