@@ -80,6 +80,8 @@ ABANDON_SECONDS = 60
 # -- Games ----------------------------------------------------------------------
 #: The games' display names, by the name used in URLs and the API.
 GAME_LABELS = {"tictactoe": "Tic-tac-toe", "connect4": "Connect Four"}
+#: The game a page opens when its link names none (the analysis board, the tree explorer).
+DEFAULT_GAME = "connect4"
 
 # -- Settings -------------------------------------------------------------------
 ALGORITHMS = ("alphabeta", "minimax")

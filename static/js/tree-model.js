@@ -174,6 +174,25 @@ export function lastComplete(passes) {
 }
 
 /**
+ * How deep the search went, in words for the summary. `reach` is the deepest iteration it
+ * can make: the depth asked, or the moves left when fewer (the engine never searches past
+ * the board's end). `note` says why a finished alpha-beta stopped short of it: its last
+ * pass already proved the result (a forced win, loss or draw), so it deepened no further.
+ * @param {Pick<Tree, "depth" | "iterations" | "truncated">} tree
+ * @param {number} movesLeft the empty cells at the root
+ * @returns {{reach: number, note: string}}
+ */
+export function searchEnd(tree, movesLeft) {
+  const reach = Math.min(tree.depth ?? movesLeft, movesLeft);
+  const last = lastComplete(tree.iterations);
+  if (tree.truncated || last === null || last.depth >= reach) return { reach, note: "" };
+  return {
+    reach,
+    note: `It stopped deepening at depth ${last.depth}, short of ${reach}: that depth already proved the result, so a deeper search could not change it.`,
+  };
+}
+
+/**
  * The node counts a student compares: the last pass alone against all passes.
  * "depth 7 pass: 420 of 1,314 in all 7 iterations (table hits included)"; one pass: "7,332 in one pass".
  * @param {TreePass[] | undefined} passes

@@ -471,10 +471,11 @@ function summary(tree) {
   const name = tree.algorithm === "minimax" ? "Minimax" : "Alpha-beta";
   const choice = () => `${info.moveNoun} ${tree.best_move} (value ${M.valueText(tree.root_value, "exact")})` +
     (tree.pv ? `, expecting ${tree.pv.split("").join(" ")}` : "");
+  const { reach, note } = M.searchEnd(tree, info.columns * info.rows - request.moves.length);
   if (!tree.truncated) {
-    return `${name} visited ${count(tree.node_count)} nodes` + (tree.best_move ? `, chose ${choice()}.` : ".");
+    return `${name} visited ${count(tree.node_count)} nodes` + (tree.best_move ? `, chose ${choice()}.` : ".") + (note ? ` ${note}` : "");
   }
-  const stopped = `${name} stopped at the node limit (${count(tree.limit)} nodes) before it finished the search to depth ${tree.depth}.`;
+  const stopped = `${name} stopped at the node limit (${count(tree.limit)} nodes) before it finished the search to depth ${reach}.`;
   const deepest = M.lastComplete(tree.iterations);
   const found = deepest !== null && tree.best_move
     ? ` Its deepest completed iteration, depth ${deepest.depth}, chose ${choice()}.`

@@ -5,7 +5,7 @@ import { test } from "node:test";
 import { COLUMN, ROW, STUB_COLUMN, countShown, layoutTree } from "../../static/js/tree-layout.js";
 import {
   bestLine, buildTree, countUpTo, cutReason, doneAt, isMax, lastComplete, movesTo, nextCut, paneProgress, passWords,
-  pathTo, rootOf, shortValue, sideToMoveWords, valueText, valueWords, visitedLines, windowText,
+  pathTo, rootOf, searchEnd, shortValue, sideToMoveWords, valueText, valueWords, visitedLines, windowText,
 } from "../../static/js/tree-model.js";
 
 /**
@@ -226,4 +226,18 @@ test("nobody moves at a terminal node; elsewhere Max or Min, with their mark", (
   assert.equal(sideToMoveWords(node(9, 5, 3, "g", { kind: "terminal" }), players), "nobody: the game is over here");
   assert.equal(sideToMoveWords(node(1, 0, 1, "a"), players), "Min (O): takes the smallest value");
   assert.equal(sideToMoveWords(node(2, 1, 2, "c", { kind: "leaf" }), players), "Max (X): takes the largest value");
+});
+
+test("the search's end is never past the board's, and an early proof says why it stopped", () => {
+  const pass = (/** @type {number} */ depth, complete = true) => ({ depth, nodes: 1, complete });
+  // tic-tac-toe after 2 moves, depth 9 asked: the iterations end at the 7 moves left
+  const sevenLeft = { depth: 9, truncated: false, iterations: [1, 2, 3, 4, 5, 6, 7].map((d) => pass(d)) };
+  assert.deepEqual(searchEnd(sevenLeft, 7), { reach: 7, note: "" });
+  assert.deepEqual(searchEnd({ ...sevenLeft, depth: 4, iterations: [pass(1), pass(4)] }, 7), { reach: 4, note: "" });
+  // a win at depth 1 ends the deepening there
+  const proved = searchEnd({ depth: 9, truncated: false, iterations: [pass(1)] }, 5);
+  assert.equal(proved.reach, 5);
+  assert.match(proved.note, /^It stopped deepening at depth 1, short of 5: that depth already proved the result/);
+  // the node limit is not a proof: the summary says the limit instead
+  assert.deepEqual(searchEnd({ depth: 9, truncated: true, iterations: [pass(1), pass(2, false)] }, 7), { reach: 7, note: "" });
 });

@@ -3,6 +3,7 @@ and the traces run in the search pool (refused or timed out as busy)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -109,6 +110,83 @@ def test_the_page_shows_a_position_or_says_what_is_wrong(client: FlaskClient) ->
     assert page.status_code == 200 and b'id="tree-request"' in page.data
     bad = client.get("/tree?game=tictactoe&moves=55")
     assert bad.status_code == 400 and b"no search tree to show" in bad.data
+
+
+def lead_text(page: str) -> str:
+    """The tree page's lead sentence, its tags dropped and its spaces squeezed."""
+    found = re.search(r'<p class="tree-lead"[^>]*>(.*?)</p>', page, re.S)
+    assert found, "the page has a lead"
+    return " ".join(re.sub(r"<[^>]+>", "", found.group(1)).split())
+
+
+def test_the_page_without_a_game_opens_the_analysis_boards_game(client: FlaskClient) -> None:
+    """``/tree`` said "Unknown game ''": a name nobody typed. It opens the explorer on the
+    game ``/analysis`` opens, and the API answers for that game as well."""
+    page = client.get("/tree")
+    analysis = client.get("/analysis")
+    assert page.status_code == analysis.status_code == 200
+    for opened in (page, analysis):  # the body's class names the page's game
+        assert re.search(r'<body class="[^"]* game-connect4"', opened.get_data(as_text=True))
+    assert protocol.DEFAULT_GAME == "connect4"
+    assert client.get("/tree?game=").status_code == 200
+    assert client.get("/api/tree?moves=4453&depth=2").get_json()["game"] == "connect4"
+
+
+@pytest.mark.parametrize(
+    ("query", "reason"),
+    [
+        ("moves=zz", "at move 1, z is not a column (1 to 7)."),  # judged as Connect Four
+        ("game=tictactoe&moves=zz", "at move 1, z is not a cell (1 to 9)."),
+        ("game=chess", "Unknown game &#39;chess&#39; (known: connect4, tictactoe)."),
+    ],
+)
+def test_a_bad_tree_link_says_what_is_wrong_in_it(
+    client: FlaskClient, query: str, reason: str
+) -> None:
+    page = client.get(f"/tree?{query}")
+    text = page.get_data(as_text=True)
+    assert page.status_code == 400 and reason in text
+    assert "Unknown game &#39;&#39;" not in text
+
+
+@pytest.mark.parametrize(
+    ("query", "lead"),
+    [
+        (
+            "game=tictactoe&moves=15&depth=9",
+            "The position after 2 moves (cells 1 5), X to move. Alpha-beta to depth 7, every "
+            "node in the order the engine visited it (depth 9 was asked, but only 7 moves "
+            "are left).",
+        ),
+        (
+            "game=connect4&moves=4236&algorithm=minimax",
+            "The position after 4 moves (columns 4 2 3 6), Red to move. Minimax to depth 4, "
+            "every node in the order the engine visited it.",
+        ),
+        (
+            "game=tictactoe&moves=1&depth=8",
+            "The position after 1 move (cell 1), O to move. Alpha-beta to depth 8, every "
+            "node in the order the engine visited it.",
+        ),
+        (
+            "game=tictactoe&moves=1235476&depth=3",
+            "The position after 7 moves (cells 1 2 3 5 4 7 6), O to move. Alpha-beta to "
+            "depth 2, every node in the order the engine visited it (depth 3 was asked, but "
+            "only 2 moves are left).",
+        ),
+        (
+            "game=tictactoe",
+            "The empty board, X to move. Alpha-beta to depth 9, every node in the order the "
+            "engine visited it.",
+        ),
+    ],
+)
+def test_the_page_names_the_moves_and_the_depth_it_can_search(
+    client: FlaskClient, query: str, lead: str
+) -> None:
+    """It said "The position after 15." and "to depth 9" with 7 moves left."""
+    page = client.get(f"/tree?{query}")
+    assert page.status_code == 200 and lead_text(page.get_data(as_text=True)) == lead
 
 
 @pytest.fixture

@@ -33,6 +33,7 @@ from webapp.engine.game import Game, IllegalMoveError
 from webapp.engine.results import ALGORITHMS, Limits
 from webapp.engine.trace import DEFAULT_LIMIT, MAX_LIMIT, ORDERINGS
 from webapp.games import GAMES, new_game
+from webapp.games.notation import PLAYERS
 from webapp.search_pool import TRACE, Pool, Priority, SearchJob
 from webapp.search_pool.dispatch import dispatcher_of
 from webapp.services.errors import GameError
@@ -49,13 +50,19 @@ DEFAULT_DEPTH = {"tictactoe": 9, "connect4": 4}
 MAX_DEPTH = protocol.MAX_DEPTH
 
 
+def chosen_game(args: Mapping[str, str]) -> str:
+    """The request's game: the one typed, or the analysis board's default when none was
+    (``/tree`` opens like ``/analysis``); the caller refuses a typed unknown one."""
+    return args.get("game") or protocol.DEFAULT_GAME
+
+
 def searchable_position(args: Mapping[str, str], known: set[str]) -> tuple[str, str, Game]:
     """A request's ``game`` and ``moves`` and their position, one still to play (the tree's
     and the comparison's); or the GameError (400, 409 for a finished game) saying why not."""
     unknown = set(args) - known
     if unknown:
         raise GameError(protocol.BAD_REQUEST, f"Unknown parameters: {', '.join(sorted(unknown))}.")
-    game = args.get("game", "")
+    game = chosen_game(args)
     if game not in GAMES:
         known_games = ", ".join(sorted(GAMES))
         raise GameError(
@@ -94,6 +101,30 @@ def tree_request(args: Mapping[str, str]) -> dict[str, Any]:
         "depth": depth,
         "ordering": ordering,
         "limit": limit,
+    }
+
+
+def position_facts(request: Mapping[str, Any]) -> dict[str, Any]:
+    """What the tree page says of a checked request's position and search (its words
+    are the template's): ``played`` (moves), ``noun`` (``"cell"``, ``"column"``),
+    ``to_move`` (the player's name), ``moves_left``, and ``searched``: the deepest
+    iteration the search can reach, its depth or the moves left when fewer (the driver
+    never searches past the board's end; alpha-beta may stop sooner, at the first depth
+    that proves the result, which the trace tells).
+
+    >>> facts = position_facts({"game": "tictactoe", "moves": "15", "depth": 9})
+    >>> facts["played"], facts["noun"], facts["to_move"], facts["moves_left"], facts["searched"]
+    (2, 'cell', 'X', 7, 7)
+    """
+    board = new_game(request["game"])
+    played = len(request["moves"])
+    moves_left = board.cells - played
+    return {
+        "played": played,
+        "noun": getattr(board, "move_names", "move"),
+        "to_move": PLAYERS[board.name][played % 2],
+        "moves_left": moves_left,
+        "searched": min(int(request["depth"]), moves_left),
     }
 
 

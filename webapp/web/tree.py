@@ -19,7 +19,7 @@ from webapp.engine.trace import DEFAULT_LIMIT, MAX_LIMIT
 from webapp.search_pool import Pool
 from webapp.services import GameError
 from webapp.services.compare import Comparisons
-from webapp.services.tree import Trees, tree_request
+from webapp.services.tree import Trees, position_facts, tree_request
 from webapp.web.admission import admit
 from webapp.web.common import game_error
 from webapp.web.error_pages import error_page
@@ -73,4 +73,10 @@ def tree_page() -> Any:
     except GameError as error:
         return error_page(f"There is no search tree to show: {error.message}", 400)
     limits = {"default": DEFAULT_LIMIT, "max": MAX_LIMIT}
-    return render_template("tree.html", tree=shown, limits=limits, config=protocol.client_config())
+    return render_template(
+        "tree.html",
+        tree=shown,
+        facts=position_facts(shown),
+        limits=limits,
+        config=protocol.client_config(),
+    )
