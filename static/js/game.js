@@ -146,6 +146,7 @@ function applyState(state) {
   M.noteScores(model, state.scores); // the live position's options so far (on join too)
   settingsForm.show(state.settings);
   announceChanges(before, state);
+  friendPanel?.heard(before, state, !joining); // the rematch made while this page is open
   const overNow = before.status === "playing" && state.status !== "playing"; // the review is open now
   if (joining || overNow || (state.settings.show_analysis && !before.settings.show_analysis)) fillGraph();
   joining = false;

@@ -226,3 +226,46 @@ def test_spectators_see_the_analysis_only_when_the_creator_allowed_it(
         else:
             expect(watcher.locator("#analysis")).to_be_hidden()
     assert not errors, errors
+
+
+def create_by_api(page: Page, game: str, **settings: object) -> str:
+    """A game between two people made with the home page's POST: its creator's page URL."""
+    page.goto("/")
+    body = {"game": game, "opponent": "friend", "settings": {"starts": "me", **settings}}
+    created = page.request.post("/api/games", data=body)
+    assert created.status == 201, created.text()
+    url: str = created.json()["url"]
+    return url
+
+
+def test_back_from_a_rematch_finds_the_finished_game_to_review(
+    page: Page, contexts: list[BrowserContext]
+) -> None:
+    friend_page = contexts[0].new_page()
+    errors = watch_errors(friend_page)
+    page.goto(create_by_api(page, "tictactoe"))
+    take_the_seat(friend_page, invite_link(page))
+    GamePage(page).click("5")
+    GamePage(friend_page).wait_for_moves(1)
+    page.once("dialog", lambda dialog: dialog.accept())  # "Resign this game?"
+    page.get_by_role("button", name="Resign").click()
+    expect(page.locator("#turn")).to_contain_text("Your friend won by resignation")
+    finished = page.url
+    friend_page.get_by_role("button", name="Rematch, swap colours").click()
+    page.locator(".friend-offer").get_by_role("button", name="Accept").click()
+    for viewer in (page, friend_page):
+        viewer.wait_for_url(lambda url: url != finished and "/g/" in url)
+    rematch = page.url
+
+    # Back: the finished game, to review, with a link on to the rematch (made before this load).
+    with page.expect_websocket() as opened:
+        page.go_back()
+    # The state the page joins with names the rematch: once it has come, the page is still here.
+    opened.value.expect_event("framereceived", lambda frame: "next_url" in str(frame))
+    expect(page.locator("#turn")).to_contain_text("Your friend won by resignation")
+    assert page.url == finished
+    next_link = page.locator('[data-friend="next-link"]')
+    expect(next_link).to_have_attribute("href", "/g/" + rematch.split("/g/")[1])
+    next_link.click()
+    page.wait_for_url(rematch)
+    assert not errors, errors
