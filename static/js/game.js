@@ -312,11 +312,14 @@ function update(change, after) {
 
 /** The bar for the position on the board, the graph for the whole game. */
 function renderEvaluation(shown, analysisOn) {
-  $("eval-bar").hidden = !analysisOn;
-  $("eval-summary").hidden = !analysisOn;
-  $("eval-graph-panel").hidden = !analysisOn;
-  if (!analysisOn) return;
   const moves = model.state.moves;
+  // A game over before its first move (called off, resigned at once) has no position
+  // anyone will evaluate: no bar, no words ("Evaluating…" would wait for good).
+  const nothingPlayed = model.state.status !== "playing" && moves.length === 0;
+  $("eval-bar").hidden = !analysisOn || nothingPlayed;
+  $("eval-summary").hidden = !analysisOn || nothingPlayed;
+  $("eval-graph-panel").hidden = !analysisOn || nothingPlayed;
+  if (!analysisOn || nothingPlayed) return;
   const overOf = (position) => {
     const end = replay(model.state.game, position);
     return end.over ? { winner: end.winner } : null;

@@ -269,3 +269,31 @@ def test_back_from_a_rematch_finds_the_finished_game_to_review(
     next_link.click()
     page.wait_for_url(rematch)
     assert not errors, errors
+
+
+def test_a_game_called_off_invites_nobody_and_evaluates_nothing(
+    page: Page, contexts: list[BrowserContext], screenshots: Path
+) -> None:
+    phone_page = contexts[2].new_page()
+    errors = watch_errors(phone_page)
+    page.goto(create_by_api(page, "tictactoe"))
+    link = invite_link(page)
+    phone_page.goto(link)  # the invitee has not taken the seat yet
+    expect(phone_page.get_by_role("button", name="Take the seat")).to_be_visible()
+    page.get_by_role("button", name="Call it off").click()
+    for viewer in (page, phone_page):
+        expect(viewer.locator("#turn")).to_have_text("Game aborted")
+    page.screenshot(path=str(screenshots / "friend-called-off-1280.png"))
+    phone_page.screenshot(path=str(screenshots / "friend-called-off-390.png"), full_page=True)
+    for reload in (False, True):
+        if reload:
+            page.reload()
+            phone_page.reload()
+        for viewer in (page, phone_page):
+            expect(viewer.locator("#turn")).to_have_text("Game aborted")
+            expect(viewer.locator('[data-friend="invite"]')).to_be_hidden()
+            expect(viewer.get_by_role("button", name="Take the seat")).to_be_hidden()
+            # no move was played: nothing to evaluate, so no "Evaluating…" waiting for good
+            expect(viewer.locator("#eval-summary")).to_be_hidden()
+            expect(viewer.locator("#eval-bar")).to_be_hidden()
+    assert not errors, errors
