@@ -394,6 +394,7 @@ function render() {
   $("new-game").hidden = !player || friend;
   $("rematch").hidden = !player || friend;
   $("spectator-bar").hidden = player || friend;
+  $("keys-play").hidden = !player; // a spectator's keys step through the moves, never play
   $("settings-form").closest(".settings-panel").hidden = friend;
   friendPanel?.render(s);
   if (friend) $("analysis-title").textContent = analysisTitle(s);

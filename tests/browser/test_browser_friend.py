@@ -297,3 +297,25 @@ def test_a_game_called_off_invites_nobody_and_evaluates_nothing(
             expect(viewer.locator("#eval-summary")).to_be_hidden()
             expect(viewer.locator("#eval-bar")).to_be_hidden()
     assert not errors, errors
+
+
+def test_a_spectator_is_offered_no_keys_to_play(
+    page: Page, contexts: list[BrowserContext], screenshots: Path
+) -> None:
+    friend_page, watcher = contexts[0].new_page(), contexts[1].new_page()
+    errors = watch_errors(friend_page, watcher)
+    url = create_by_api(page, "connect4")
+    page.goto(url)
+    take_the_seat(friend_page, invite_link(page))
+    engine_game = page.request.post("/api/games", data={"game": "tictactoe"})
+    assert engine_game.status == 201, engine_game.text()
+    for game_url, players in ((url, (page, friend_page)), (engine_game.json()["url"], (page,))):
+        watcher.goto(game_url)
+        for player in players:
+            player.goto(game_url)
+            expect(player.locator(".keys-hint")).to_contain_text("play ·", use_inner_text=True)
+        hint = watcher.locator(".keys-hint")  # as read: a hidden part says nothing
+        expect(hint).to_contain_text("step through the moves", use_inner_text=True)
+        expect(hint).not_to_contain_text("play", use_inner_text=True)
+    watcher.screenshot(path=str(screenshots / "spectator-keys-1280.png"))
+    assert not errors, errors
