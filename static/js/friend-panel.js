@@ -34,6 +34,18 @@ export function inviteText(/** @type {{friend: {creator_side: number}}} */ state
 }
 
 /**
+ * True when a page that showed `before` and now has `after` should go on to the rematch
+ * `after` names: a player's page, and the rematch made while it was open (`live`: a change
+ * it saw happen). The state a page loads or joins with (Back, a reload, a reconnection)
+ * never moves it: a finished game whose rematch exists stays there to be reviewed, and the
+ * panel links to the rematch.
+ */
+export function followsRematch(/** @type {any} */ before, /** @type {any} */ after, /** @type {boolean} */ live) {
+  const player = after.friend.your_side !== null && after.friend.your_side !== undefined;
+  return live && player && Boolean(after.friend.next_url) && !before.friend?.next_url;
+}
+
+/**
  * Mount the panel on `root` (the template's #friend section).
  * `act(key, extra)` sends a socket event; `say` shows a message; `names` are the sides' names (a viewer's, "You"; else the side's).
  */
@@ -176,15 +188,18 @@ export function createFriendPanel(root, { gameId, act, say, names }) {
 
     $("next").hidden = !f.next_url;
     if (f.next_url) $("next-link").href = f.next_url;
-    // Both accepted: play on, once (a second assign would abort the first navigation).
-    if (f.next_url && player && leavingFor !== f.next_url) {
-      leavingFor = f.next_url;
-      window.location.assign(f.next_url);
-    }
-
     tick();
     if (!ticking) ticking = window.setInterval(tick, 100);
   }
 
-  return { render };
+  /** A state came after `before`; `live`: a change this page saw, not the one it joined with. */
+  function heard(/** @type {any} */ before, /** @type {any} */ after, /** @type {boolean} */ live) {
+    // Both accepted while this page was open: play on, once (a second assign would abort
+    // the first navigation).
+    if (!followsRematch(before, after, live) || leavingFor === after.friend.next_url) return;
+    leavingFor = after.friend.next_url;
+    window.location.assign(leavingFor);
+  }
+
+  return { render, heard };
 }

@@ -146,6 +146,7 @@ function applyState(state) {
   M.noteScores(model, state.scores); // the live position's options so far (on join too)
   settingsForm.show(state.settings);
   announceChanges(before, state);
+  friendPanel?.heard(before, state, !joining); // the rematch made while this page is open
   const overNow = before.status === "playing" && state.status !== "playing"; // the review is open now
   if (joining || overNow || (state.settings.show_analysis && !before.settings.show_analysis)) fillGraph();
   joining = false;
@@ -311,11 +312,14 @@ function update(change, after) {
 
 /** The bar for the position on the board, the graph for the whole game. */
 function renderEvaluation(shown, analysisOn) {
-  $("eval-bar").hidden = !analysisOn;
-  $("eval-summary").hidden = !analysisOn;
-  $("eval-graph-panel").hidden = !analysisOn;
-  if (!analysisOn) return;
   const moves = model.state.moves;
+  // A game over before its first move (called off, resigned at once) has no position
+  // anyone will evaluate: no bar, no words ("Evaluating…" would wait for good).
+  const nothingPlayed = model.state.status !== "playing" && moves.length === 0;
+  $("eval-bar").hidden = !analysisOn || nothingPlayed;
+  $("eval-summary").hidden = !analysisOn || nothingPlayed;
+  $("eval-graph-panel").hidden = !analysisOn || nothingPlayed;
+  if (!analysisOn || nothingPlayed) return;
   const overOf = (position) => {
     const end = replay(model.state.game, position);
     return end.over ? { winner: end.winner } : null;
@@ -390,6 +394,7 @@ function render() {
   $("new-game").hidden = !player || friend;
   $("rematch").hidden = !player || friend;
   $("spectator-bar").hidden = player || friend;
+  $("keys-play").hidden = !player; // a spectator's keys step through the moves, never play
   $("settings-form").closest(".settings-panel").hidden = friend;
   friendPanel?.render(s);
   if (friend) $("analysis-title").textContent = analysisTitle(s);

@@ -226,3 +226,96 @@ def test_spectators_see_the_analysis_only_when_the_creator_allowed_it(
         else:
             expect(watcher.locator("#analysis")).to_be_hidden()
     assert not errors, errors
+
+
+def create_by_api(page: Page, game: str, **settings: object) -> str:
+    """A game between two people made with the home page's POST: its creator's page URL."""
+    page.goto("/")
+    body = {"game": game, "opponent": "friend", "settings": {"starts": "me", **settings}}
+    created = page.request.post("/api/games", data=body)
+    assert created.status == 201, created.text()
+    url: str = created.json()["url"]
+    return url
+
+
+def test_back_from_a_rematch_finds_the_finished_game_to_review(
+    page: Page, contexts: list[BrowserContext]
+) -> None:
+    friend_page = contexts[0].new_page()
+    errors = watch_errors(friend_page)
+    page.goto(create_by_api(page, "tictactoe"))
+    take_the_seat(friend_page, invite_link(page))
+    GamePage(page).click("5")
+    GamePage(friend_page).wait_for_moves(1)
+    page.once("dialog", lambda dialog: dialog.accept())  # "Resign this game?"
+    page.get_by_role("button", name="Resign").click()
+    expect(page.locator("#turn")).to_contain_text("Your friend won by resignation")
+    finished = page.url
+    friend_page.get_by_role("button", name="Rematch, swap colours").click()
+    page.locator(".friend-offer").get_by_role("button", name="Accept").click()
+    for viewer in (page, friend_page):
+        viewer.wait_for_url(lambda url: url != finished and "/g/" in url)
+    rematch = page.url
+
+    # Back: the finished game, to review, with a link on to the rematch (made before this load).
+    with page.expect_websocket() as opened:
+        page.go_back()
+    # The state the page joins with names the rematch: once it has come, the page is still here.
+    opened.value.expect_event("framereceived", lambda frame: "next_url" in str(frame))
+    expect(page.locator("#turn")).to_contain_text("Your friend won by resignation")
+    assert page.url == finished
+    next_link = page.locator('[data-friend="next-link"]')
+    expect(next_link).to_have_attribute("href", "/g/" + rematch.split("/g/")[1])
+    next_link.click()
+    page.wait_for_url(rematch)
+    assert not errors, errors
+
+
+def test_a_game_called_off_invites_nobody_and_evaluates_nothing(
+    page: Page, contexts: list[BrowserContext], screenshots: Path
+) -> None:
+    phone_page = contexts[2].new_page()
+    errors = watch_errors(phone_page)
+    page.goto(create_by_api(page, "tictactoe"))
+    link = invite_link(page)
+    phone_page.goto(link)  # the invitee has not taken the seat yet
+    expect(phone_page.get_by_role("button", name="Take the seat")).to_be_visible()
+    page.get_by_role("button", name="Call it off").click()
+    for viewer in (page, phone_page):
+        expect(viewer.locator("#turn")).to_have_text("Game aborted")
+    page.screenshot(path=str(screenshots / "friend-called-off-1280.png"))
+    phone_page.screenshot(path=str(screenshots / "friend-called-off-390.png"), full_page=True)
+    for reload in (False, True):
+        if reload:
+            page.reload()
+            phone_page.reload()
+        for viewer in (page, phone_page):
+            expect(viewer.locator("#turn")).to_have_text("Game aborted")
+            expect(viewer.locator('[data-friend="invite"]')).to_be_hidden()
+            expect(viewer.get_by_role("button", name="Take the seat")).to_be_hidden()
+            # no move was played: nothing to evaluate, so no "Evaluating…" waiting for good
+            expect(viewer.locator("#eval-summary")).to_be_hidden()
+            expect(viewer.locator("#eval-bar")).to_be_hidden()
+    assert not errors, errors
+
+
+def test_a_spectator_is_offered_no_keys_to_play(
+    page: Page, contexts: list[BrowserContext], screenshots: Path
+) -> None:
+    friend_page, watcher = contexts[0].new_page(), contexts[1].new_page()
+    errors = watch_errors(friend_page, watcher)
+    url = create_by_api(page, "connect4")
+    page.goto(url)
+    take_the_seat(friend_page, invite_link(page))
+    engine_game = page.request.post("/api/games", data={"game": "tictactoe"})
+    assert engine_game.status == 201, engine_game.text()
+    for game_url, players in ((url, (page, friend_page)), (engine_game.json()["url"], (page,))):
+        watcher.goto(game_url)
+        for player in players:
+            player.goto(game_url)
+            expect(player.locator(".keys-hint")).to_contain_text("play ·", use_inner_text=True)
+        hint = watcher.locator(".keys-hint")  # as read: a hidden part says nothing
+        expect(hint).to_contain_text("step through the moves", use_inner_text=True)
+        expect(hint).not_to_contain_text("play", use_inner_text=True)
+    watcher.screenshot(path=str(screenshots / "spectator-keys-1280.png"))
+    assert not errors, errors

@@ -3,7 +3,7 @@
 import "./page-config.js";
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { analysisTitle, clockText, inviteText } from "../../static/js/friend-panel.js";
+import { analysisTitle, clockText, followsRematch, inviteText } from "../../static/js/friend-panel.js";
 import { createModel, sideName, takenBackText, turnText } from "../../static/js/game-model.js";
 import { gameInfo } from "../../static/js/rules.js";
 
@@ -67,4 +67,14 @@ test("the invitee reads which side they would play and who moves first", () => {
 test("one move taken back reads singular", () => {
   assert.equal(takenBackText(1), "Move taken back.");
   assert.equal(takenBackText(2), "Moves taken back.");
+});
+
+test("a player's page goes on to the rematch made while it is open, never to one it loads or joins with", () => {
+  const over = state({ status: "won", winner: 0 });
+  const rematched = state({ status: "won", winner: 0 }, { next: "g2", next_url: "/g/g2" });
+  assert.equal(followsRematch(over, rematched, true), true); // accepted while open: play on
+  assert.equal(followsRematch(over, rematched, false), false); // joined with it (Back, a reload): review it
+  assert.equal(followsRematch(rematched, { ...rematched }, true), false); // a later state: once
+  const watched = state({ status: "won", winner: 0, seat: "spectator" }, { your_side: null, next: "g2", next_url: "/g/g2" });
+  assert.equal(followsRematch(state({ status: "won", winner: 0, seat: "spectator" }, { your_side: null }), watched, true), false);
 });

@@ -250,7 +250,11 @@ def test_before_move_2_a_gone_player_means_an_abort_without_result(
 def test_nobody_took_the_seat_the_creator_may_abort_at_once(server: Server) -> None:
     record, _ = server.friends.create("connect4", {}, owner=CREATOR)
     assert refused(server.friends.claim, record.id, "win", CREATOR) == protocol.TOO_EARLY
-    assert server.friends.claim(record.id, "abort", CREATOR).status == "aborted"
+    assert "invite_url" in server.friends.state(record, CREATOR)["friend"]
+    called_off = server.friends.claim(record.id, "abort", CREATOR)
+    assert called_off.status == "aborted"
+    # Called off, the game invites nobody: no link for the creator to send on.
+    assert "invite_url" not in server.friends.state(called_off, CREATOR)["friend"]
 
 
 # -- races between two servers on one database -----------------------------------------------

@@ -139,7 +139,9 @@ class Friends:
                 "abandon_ms": self.abandon_ms,
             },
         }
-        if side == friend["creator_side"] and friend["guest_hash"] is None:
+        # The invite is for a game still to be played: once over (called off), none.
+        invited = friend["guest_hash"] is None and record.status == "playing"
+        if side == friend["creator_side"] and invited:
             state["friend"]["invite_url"] = invite_url(record.id, friend["invite"])
         return state
 
