@@ -20,7 +20,7 @@ from socketio import packet as socketio_packet
 from werkzeug import routing as werkzeug_routing
 
 from tests.web.conftest import MakeHeld
-from tests.web.helpers import Listener, error_code, seated, stored, wait_until
+from tests.web.helpers import Listener, error_code, options_stored, seated, stored, wait_until
 from webapp import protocol
 from webapp.games import new_game
 from webapp.search_pool import DEPTHS
@@ -45,19 +45,6 @@ def this_game(payload: Any, game_id: str) -> Any:
     if isinstance(payload, dict) and payload.get("game_id") == OURS:
         return {**payload, "game_id": game_id}
     return payload
-
-
-def options_stored(player: Listener) -> dict[str, Any]:
-    """Wait for the state that carries the engine's options before its last move, all exact:
-    they join the move a moment after it (a save and a state of their own), then the
-    stored game changes no more until the next action (a refusal's check compares it)."""
-
-    def exact(state: dict[str, Any]) -> bool:
-        options = (state["last_engine_move"] or {}).get("move_scores")
-        return bool(options) and all(score["exact"] for score in options.values())
-
-    state: dict[str, Any] = player.wait_for(protocol.STATE, exact)
-    return state
 
 
 def refused(app: Flask, listener: Listener, game_id: str, event: str, payload: Any) -> str:
