@@ -65,10 +65,16 @@ def refused(app: Flask, listener: Listener, game_id: str, event: str, payload: A
 def test_join_answers_with_the_state_and_the_seat(start: Start, watch: Watch) -> None:
     state, player = start()
     assert player.wait_for(protocol.STATE)["seat"] == "player"
+    # The state carries the live scores once their pass is in (none yet when the game was
+    # made): wait for them, so that both joins below see the game at rest.
+    scores = player.wait_for(protocol.SCORES, lambda s: s["moves"] == "" and s["complete"])
+    rest = player.emit(protocol.JOIN, {"game_id": state["id"]})
+    assert rest["scores"] == scores
+    assert {**rest, "scores": None} == {**state, "scores": None}  # nothing else changed
     spectator = watch(state["id"])
     seen = spectator.wait_for(protocol.STATE)
     assert seen["seat"] == "spectator"
-    assert {**seen, "seat": None} == {**state, "seat": None}
+    assert {**seen, "seat": None} == {**rest, "seat": None}
 
 
 @pytest.mark.parametrize(
