@@ -101,6 +101,27 @@ def stored(app: Flask, game_id: str) -> dict[str, Any]:
     return dict(vars(record))
 
 
+def options_exact(state: dict[str, Any]) -> bool:
+    """The state carries the engine's options before its last move, every one exact."""
+    options = (state.get("last_engine_move") or {}).get("move_scores")
+    return bool(options) and all(score["exact"] for score in options.values())
+
+
+def options_stored(listener: Listener) -> dict[str, Any]:
+    """Wait for the state that carries the engine's options before its last move, all
+    exact: the game's resting point after an engine reply.
+
+    The options join the move a moment after it (``LiveScores._store_options``: a save
+    that bumps the game's version, and a state of its own), and where the first pass
+    left an estimate (its tenth of a second ran out on a loaded machine) an exact pass
+    is saved again after the player's scores. Only then does the stored game change no
+    more until the next action: a test that compares it before and after something, or
+    reads its version, waits here first. (It waits for the first such state the
+    listener received: clear its events before the move when it made several.)"""
+    state: dict[str, Any] = listener.wait_for(protocol.STATE, options_exact)
+    return state
+
+
 def wait_until(check: Callable[[], bool], timeout: float = WAIT) -> None:
     deadline = time.monotonic() + timeout
     while not check():

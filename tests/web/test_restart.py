@@ -6,7 +6,7 @@ from pathlib import Path
 
 from flask import Flask
 
-from tests.web.helpers import Listener, create, make_app, wait_until
+from tests.web.helpers import Listener, create, make_app, options_stored, wait_until
 from webapp import protocol
 from webapp.protocol import DEFAULT_SETTINGS
 from webapp.services.seats import token_hash
@@ -37,6 +37,7 @@ def test_games_survive_a_restart(tmp_path: Path) -> None:
         player.emit(protocol.MOVE, {"game_id": game["id"], "move": "1"})
         after = player.wait_for(protocol.STATE, lambda s: len(s["moves"]) == 2)
         player.wait_for(protocol.SCORES, lambda s: s["moves"] == after["moves"])
+        options_stored(player)  # at rest: the version read below is the one kept
         played = http.get(f"/api/games/{game['id']}").get_json()
         assert played["last_engine_move"]["best_move"] == after["moves"][1]
         assert played["scores"]["moves"] == played["moves"]  # the player's options
