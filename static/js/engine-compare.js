@@ -6,7 +6,8 @@
 // The game's moves and who the engine is are read from the server at the
 // click (never stale), as the tree link does.
 
-import { count, ratio } from "./format.js";
+import { count, describeScore, ratio } from "./format.js";
+import { gameInfo } from "./rules.js";
 import { valueText } from "./tree-model.js";
 
 /**
@@ -41,15 +42,18 @@ export function preciseTime(ms) {
  * The comparison in one sentence: the same move and value, then what each one cost.
  * The time is never said to favour the larger search when it does not: when alpha-beta
  * took longer, the sentence says so and why (its time per node).
+ * `side`: the position's game and ply, to say the value in words for the side to move
+ * ("slightly better for Yellow"); without it, the bare number.
  * @param {CompareRow} minimax
  * @param {CompareRow} alphabeta
  * @param {string} moveNoun "cell" or "column"
+ * @param {{game: string, ply: number} | null} [side]
  */
-export function compareSentence(minimax, alphabeta, moveNoun) {
+export function compareSentence(minimax, alphabeta, moveNoun, side = null) {
   const same = minimax.best_move === alphabeta.best_move
     ? `both choose ${moveNoun} ${alphabeta.best_move}`
     : `they choose ${moveNoun} ${minimax.best_move} and ${moveNoun} ${alphabeta.best_move}, equally good`;
-  const value = minimax.score === alphabeta.score ? `, value ${valueText(alphabeta.score)}` : "";
+  const value = minimax.score === alphabeta.score ? `, ${valueWords(alphabeta, side)}` : "";
   const nodes = ratio(minimax.nodes, alphabeta.nodes);
   const cost = `Alpha-beta visited ${count(alphabeta.nodes)} nodes in ${preciseTime(alphabeta.time_ms)}; ` +
     `minimax ${count(minimax.nodes)} in ${preciseTime(minimax.time_ms)}`;
@@ -58,6 +62,17 @@ export function compareSentence(minimax, alphabeta, moveNoun) {
     ? (faster ? `, ${faster} the time` : "")
     : ", yet took longer: each of its nodes costs more (move ordering, the table, deepening pass by pass), which only pays off on larger trees";
   return `To depth ${alphabeta.depth}, ${same}${value}. ${cost}: ${nodes ? `${nodes} the nodes` : "as many nodes"}${time}.`;
+}
+
+/** "value −0.003", or in words for the side to move: "slightly worse for Red (−0.050)",
+ * "win in 3 for X", "about even (−0.003)", "draw". */
+function valueWords(/** @type {CompareRow} */ row, /** @type {{game: string, ply: number} | null} */ side) {
+  if (!side) return `value ${valueText(row.score)}`;
+  const info = gameInfo(side.game);
+  const words = describeScore(row.score, row.exact, info, side.ply);
+  const number = row.exact ? "" : ` (${valueText(row.score)})`;
+  const even = words.kind === "draw" || /even/.test(words.text); // no side to name
+  return `${words.text}${even ? "" : ` for ${info.players[side.ply % 2]}`}${number}`;
 }
 
 /**
@@ -120,7 +135,7 @@ function mount() {
       const noun = state.game === "connect4" ? "column" : "cell";
       const where = moves ? `after ${[...moves].join(" ")}` : "the empty board";
       const runs = Math.min(minimax.runs, alphabeta.runs);
-      said.textContent = `Before the engine’s last move (${where}). ${compareSentence(minimax, alphabeta, noun)} ` +
+      said.textContent = `Before the engine’s last move (${where}). ${compareSentence(minimax, alphabeta, noun, { game: state.game, ply: moves.length })} ` +
         `Times are the engine’s own clock in the search workers, ${runs > 1 ? `the best of ${runs} runs each` : "one run each"}, the two taking turns.`;
     } catch (error) {
       said.textContent = error instanceof Error ? error.message : String(error);

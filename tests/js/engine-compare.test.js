@@ -31,6 +31,17 @@ test("the sentence gives the same move and value, and what each one cost", () =>
     "Alpha-beta visited 2,631 nodes in 0.49 ms; minimax 127,053 in 17 ms: 48.3× the nodes, 35.1× the time.");
 });
 
+test("the value is said in words for the side to move, the estimate's number beside", () => {
+  const said = compareSentence(row("minimax", 127053, 17.2), row("alphabeta", 2631, 0.49), "column", { game: "connect4", ply: 3 });
+  assert.match(said, /^To depth 6, both choose column 4, about even \(\u22120\.003\)\. /);
+  const worse = { ...row("alphabeta", 2631, 0.49), score: -0.5 };
+  const behind = compareSentence({ ...worse, algorithm: "minimax" }, worse, "column", { game: "connect4", ply: 3 });
+  assert.match(behind, /both choose column 4, [a-z ]*worse for Yellow \(\u22120\.5\)\. /);
+  const won = { ...row("alphabeta", 50, 0.5, "3"), score: 6, exact: true };
+  const sure = compareSentence({ ...won, algorithm: "minimax", nodes: 900 }, won, "cell", { game: "tictactoe", ply: 4 });
+  assert.match(sure, /both choose cell 3, win in 1 for X\. /);
+});
+
 test("a smaller search that took longer is never called faster", () => {
   const said = compareSentence(row("minimax", 3265, 1.0), row("alphabeta", 846, 3.0, "4"), "column");
   assert.match(said, /3\.9× the nodes, yet took longer: each of its nodes costs more/);
