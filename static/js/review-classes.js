@@ -57,3 +57,27 @@ export function sideLabel(state, players, side) {
   if (state.seat === "player") return `${colour} (${side === state.human_side ? "you" : "engine"})`;
   return `${colour} (${side === state.engine_side ? "engine" : "player"})`;
 }
+
+/** How a game between two people ended other than by the rules, after the loser's name. */
+const LOSER_ENDS = { resign: "resigned", flag: "ran out of time", abandon: "left the game" };
+
+/**
+ * The review's first line: the result, and how a game between two people ended when it
+ * was not on the board ("X (you) won. O (your friend) resigned."): without it, "X won"
+ * beside "the result with best play never changed" read as a contradiction.
+ * @param {{status: string, winner: number | null, moves: string, opponent?: string,
+ *   seat?: string, human_side: number, engine_side: number,
+ *   friend?: {end?: string | null} | null}} state
+ * @param {string[]} players
+ */
+export function resultText(state, players) {
+  const end = state.friend?.end ?? null;
+  const moves = `${state.moves.length} move${state.moves.length === 1 ? "" : "s"}`;
+  if (state.status === "won" && state.winner !== null) {
+    const how = end && end in LOSER_ENDS ? ` ${sideLabel(state, players, 1 - state.winner)} ${LOSER_ENDS[/** @type {keyof typeof LOSER_ENDS} */ (end)]}.` : "";
+    return `${sideLabel(state, players, state.winner)} won.${how}`;
+  }
+  if (state.status === "drawn") return end === "agreement" ? "Draw by agreement." : "Draw.";
+  if (state.status === "aborted") return `Called off after ${moves}.`;
+  return `In progress, after ${moves}.`;
+}

@@ -4,7 +4,7 @@
 // owns the loading and the page's events.
 
 import { moveName, moveNumber } from "./format.js";
-import { CLASSES, PRESET, change, sideLabel as sideOf, summarise } from "./review-classes.js";
+import { CLASSES, PRESET, change, resultText, sideLabel as sideOf, summarise } from "./review-classes.js";
 
 /** @typedef {import("./review-classes.js").ReviewEntry} ReviewEntry */
 
@@ -86,14 +86,6 @@ function sideLabel(ctx, side) {
   return sideOf(ctx.state, ctx.info.players, side);
 }
 
-/** @param {ReviewContext} ctx */
-function resultText(ctx) {
-  const { state } = ctx;
-  if (state.status === "won") return `${sideLabel(ctx, /** @type {number} */ (state.winner))} won.`; // a won game has a winner
-  if (state.status === "drawn") return "Draw.";
-  return `In progress, after ${state.moves.length} moves.`;
-}
-
 /**
  * Draw the summary (hidden until there is a review).
  * @param {ReviewContext} ctx
@@ -108,7 +100,7 @@ export function renderSummary(ctx, onRetry) {
   box.replaceChildren();
   const result = document.createElement("p");
   result.className = "review-result";
-  result.textContent = resultText(ctx);
+  result.textContent = resultText(ctx.state, ctx.info.players);
   const title = document.createElement("h3");
   title.className = "sub-title";
   title.textContent = "Where the result changed";

@@ -1,7 +1,7 @@
 // review-classes.js: the review summary's counts and words.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { CLASSES, change, sideLabel, summarise } from "../../static/js/review-classes.js";
+import { CLASSES, change, resultText, sideLabel, summarise } from "../../static/js/review-classes.js";
 
 /** A review entry. */
 const entry = (ply, player, cls, extra = {}) => ({
@@ -48,4 +48,18 @@ test("a game between two people's review names you and your friend, never an eng
   const engine = { opponent: "engine", human_side: 0, engine_side: 1 };
   assert.deepEqual([0, 1].map((side) => sideLabel({ ...engine, seat: "player" }, players, side)), ["X (you)", "O (engine)"]);
   assert.deepEqual([0, 1].map((side) => sideLabel({ ...engine, seat: "spectator" }, players, side)), ["X (player)", "O (engine)"]);
+});
+
+test("the result line says how a game between two people ended off the board", () => {
+  const players = ["X", "O"];
+  const friend = (status, winner, end, moves = "1529") =>
+    ({ status, winner, moves, opponent: "friend", seat: "player", human_side: 0, engine_side: 1, friend: { end } });
+  assert.equal(resultText(friend("won", 0, "resign"), players), "X (you) won. O (your friend) resigned.");
+  assert.equal(resultText(friend("won", 1, "flag"), players), "O (your friend) won. X (you) ran out of time.");
+  assert.equal(resultText(friend("won", 0, null), players), "X (you) won.");
+  assert.equal(resultText(friend("drawn", null, "agreement"), players), "Draw by agreement.");
+  assert.equal(resultText(friend("aborted", null, "aborted", ""), players), "Called off after 0 moves.");
+  const engine = { status: "won", winner: 1, moves: "15293", seat: "player", human_side: 0, engine_side: 1 };
+  assert.equal(resultText(engine, players), "O (engine) won.");
+  assert.equal(resultText({ ...engine, status: "playing", winner: null, moves: "1" }, players), "In progress, after 1 move.");
 });
