@@ -394,7 +394,8 @@ function render() {
   $("new-game").hidden = !player || friend;
   $("rematch").hidden = !player || friend;
   $("spectator-bar").hidden = player || friend;
-  $("keys-play").hidden = !player; // a spectator's keys step through the moves, never play
+  // A spectator's keys, and everyone's once the game is over, step through the moves only.
+  $("keys-play").hidden = !player || s.status !== "playing";
   $("settings-form").closest(".settings-panel").hidden = friend;
   friendPanel?.render(s);
   if (friend) $("analysis-title").textContent = analysisTitle(s);

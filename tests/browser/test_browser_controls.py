@@ -169,3 +169,19 @@ def test_depth_rows_merge_whatever_order_they_arrive_in(page: Page) -> None:
         })()""",
     )
     assert depths == {"merged": [1, 2, 3], "moved": [1], "other": ["minimax"]}
+
+
+def test_a_finished_game_offers_no_keys_to_play(page: Page) -> None:
+    """Once the game is over, the key help offers stepping through the moves, not moves
+    nobody can make: the moment it ends, and on the page loaded afterwards."""
+    ui = GamePage(page)
+    ui.open_new("game=tictactoe&moves=1425&level=easy&engine_plays=second")
+    hint = page.locator(".keys-hint")  # as read: a hidden part says nothing
+    expect(hint).to_contain_text("play ·", use_inner_text=True)
+    ui.click("3")  # X completes 1-2-3
+    expect(page.locator("#turn")).to_contain_text("won", ignore_case=True)
+    for reload in (False, True):
+        if reload:
+            page.reload()
+        expect(hint).to_contain_text("step through the moves", use_inner_text=True)
+        expect(hint).not_to_contain_text("play ·", use_inner_text=True)
