@@ -128,7 +128,10 @@ def test_the_page_without_a_game_opens_the_analysis_boards_game(client: FlaskCli
     for opened in (page, analysis):  # the body's class names the page's game
         assert re.search(r'<body class="[^"]* game-connect4"', opened.get_data(as_text=True))
     assert protocol.DEFAULT_GAME == "connect4"
-    assert client.get("/tree?game=").status_code == 200
+    for empty in ("/tree?game=", "/analysis?game="):  # an empty name is no name
+        opened = client.get(empty)
+        assert opened.status_code == 200, empty
+        assert re.search(r'<body class="[^"]* game-connect4"', opened.get_data(as_text=True))
     assert client.get("/api/tree?moves=4453&depth=2").get_json()["game"] == "connect4"
 
 

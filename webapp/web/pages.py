@@ -159,7 +159,9 @@ def analysis_board() -> Any:
     """
     try:
         position = preview(
-            request.args.get("game", protocol.DEFAULT_GAME), None, request.args.get("moves", "")
+            request.args.get("game") or protocol.DEFAULT_GAME,  # none, or empty: the default
+            None,
+            request.args.get("moves", ""),
         )
     except GameError as error:
         return error_page(f"This position cannot be analysed: {error.message}", 400)
