@@ -265,10 +265,11 @@ export function provisional(/** @type {Model} */ model) {
   return { from: model.searchFrom, result: { ...row, move_scores: null }, kind: "thinking" };
 }
 
-/** Every analysis of position `from`, the newest per algorithm. */
-export function resultsOf(/** @type {Model} */ model, /** @type {string} */ from) {
+/** The analyses asked of position `from` (the comparison's; never the engine's own search
+ * for its move, made at its level and settings then), the newest per algorithm. */
+export function analysesOf(/** @type {Model} */ model, /** @type {string} */ from) {
   const by = new Map();
-  for (const r of model.results) if (r.from === from) by.set(r.result.algorithm, r.result);
+  for (const r of model.results) if (r.from === from && r.kind === "analysis") by.set(r.result.algorithm, r.result);
   return [...by.values()];
 }
 
@@ -323,7 +324,9 @@ function friendTurnText(/** @type {Model} */ model, /** @type {{players: string[
 }
 
 /** A link that starts a new game from `moves`, the viewer to move. */
-export function continueUrl(/** @type {Model} */ model, /** @type {string} */ moves) {
+/** `maxDepth`: the game's own bound on a custom depth (a stored depth past it, kept from
+ * before the bound, searches the same tree: the link asks for the bound, never refused). */
+export function continueUrl(/** @type {Model} */ model, /** @type {string} */ moves, maxDepth = Infinity) {
   const s = model.state;
   const params = new URLSearchParams({
     game: s.game,
@@ -333,7 +336,7 @@ export function continueUrl(/** @type {Model} */ model, /** @type {string} */ mo
     algorithm: s.settings.algorithm,
   });
   if (s.settings.level === "custom") {
-    if (s.settings.depth !== null) params.set("depth", String(s.settings.depth));
+    if (s.settings.depth !== null) params.set("depth", String(Math.min(s.settings.depth, maxDepth)));
     if (s.settings.time !== null) params.set("time", String(s.settings.time));
   }
   return `/new?${params}`;

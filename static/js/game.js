@@ -3,6 +3,7 @@
 // change goes through update(), which redraws from it.
 
 import { createAnalysisPanel } from "./analysis.js";
+import { depthBound } from "./depth-limit.js";
 import { gameAction } from "./api.js";
 import { boardView, createBoard, topMoves } from "./board-view.js";
 import { readConfig, readJSON } from "./config.js";
@@ -219,7 +220,7 @@ function compare() {
   const from = M.shownMoves(model); // the position on the board: live, or one looked back at
   const current = model.state.settings.algorithm;
   const other = Object.keys(config.algorithms).find((a) => a !== current) || current;
-  const known = new Set(M.resultsOf(model, from).map((r) => r.algorithm));
+  const known = new Set(M.analysesOf(model, from).map((r) => r.algorithm));
   const wanted = [other, current].filter((a) => !known.has(a));
   update(() => {
     model.compare = { from, waiting: wanted.map((algorithm) => ({ from, algorithm })) };
@@ -385,7 +386,8 @@ function render() {
   }
   $("review-banner").hidden = !reviewing;
   $("review-text").textContent = reviewing ? `You are looking at ${where}, not the live game.${scoring ? " Scoring it…" : ""}` : "";
-  $("review-continue").href = M.continueUrl(model, shown);
+  const maxDepth = depthBound(config.limits, s.game);
+  $("review-continue").href = M.continueUrl(model, shown, maxDepth);
 
   const player = M.isPlayer(model);
   const friend = M.isFriendGame(model); // its own offers, no engine to undo or rematch
@@ -399,7 +401,7 @@ function render() {
   $("settings-form").closest(".settings-panel").hidden = friend;
   friendPanel?.render(s);
   if (friend) $("analysis-title").textContent = analysisTitle(s);
-  $("continue-link").href = M.continueUrl(model, s.moves);
+  $("continue-link").href = M.continueUrl(model, s.moves, maxDepth);
   // Looking back, the review banner's "Continue from here" (the position shown) is the one.
   $("continue-link").hidden = reviewing;
   $("settings-form").toggleAttribute("inert", !player);
@@ -420,11 +422,10 @@ function render() {
     level: shownResult?.level ?? null,
   });
   const otherAlgorithm = Object.keys(config.algorithms).find((a) => a !== s.settings.algorithm);
-  const compareFrom = model.compare.from;
   panel.renderCompare({
     label: `Analyse with ${(otherAlgorithm && config.algorithms[otherAlgorithm]) || "the other algorithm"}`,
-    // The comparison of the position on the board only (stepping away leaves it for later).
-    rows: compareFrom === shown ? M.resultsOf(model, compareFrom) : [],
+    // The comparison of the position on the board (another's stays for when it is back).
+    rows: M.analysesOf(model, shown),
     ply: shown.length,
     busy: model.compare.waiting.length > 0,
     // Any position of the game but a finished one (a finished game's too, for its review).

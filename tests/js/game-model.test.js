@@ -4,7 +4,7 @@ import "./page-config.js";
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
-  addDepthRow, canUndo, continueUrl, createModel, engineSearchFrom, liveMoves, myTurn, noteEngineMove,
+  addDepthRow, addResult, analysesOf, canUndo, continueUrl, createModel, engineSearchFrom, liveMoves, myTurn, noteEngineMove,
   noteReviewValues, noteScores, positionValue, provisional, resultFor, scoresFor, shownMoves, solvingAt, stillPending, turnText,
 } from "../../static/js/game-model.js";
 import { gameInfo } from "../../static/js/rules.js";
@@ -144,6 +144,10 @@ test("a new game from here keeps the level and lets the viewer move", () => {
   assert.equal(url.searchParams.get("engine_plays"), "second");
   assert.equal(url.searchParams.get("depth"), "4");
   assert.equal(url.searchParams.get("time"), null);
+  // A depth kept from before the game's own bound asks for the bound, never a refused depth.
+  const deep = createModel(state({ settings: { ...state().settings, depth: 30 } }));
+  assert.equal(new URL(continueUrl(deep, "15", 9), "http://x").searchParams.get("depth"), "9");
+  assert.equal(new URL(continueUrl(deep, "15"), "http://x").searchParams.get("depth"), "30");
 });
 
 test("a move on its way stays drawn through a state of the same position, and goes with any other", () => {
@@ -156,4 +160,14 @@ test("a move on its way stays drawn through a state of the same position, and go
   assert.equal(stillPending(model, state({ moves: "5", status: "abandoned", version: 5 })), false);
   model.pending = null;
   assert.equal(stillPending(model, state({ moves: "5", to_move: 0, version: 4 })), false);
+});
+
+test("the comparison's rows are the analyses asked of a position, never the engine's own search", () => {
+  const model = createModel(state());
+  addResult(model, "15", { algorithm: "alphabeta", best_move: "9", nodes: 10, time_ms: 1 }, "engine", "easy");
+  assert.deepEqual(analysesOf(model, "15"), []); // its move's search, at its level then
+  addResult(model, "15", { algorithm: "minimax", best_move: "9", nodes: 900, time_ms: 3 }, "analysis");
+  addResult(model, "15", { algorithm: "alphabeta", best_move: "9", nodes: 40, time_ms: 2 }, "analysis");
+  addResult(model, "1", { algorithm: "minimax", best_move: "5", nodes: 7000, time_ms: 9 }, "analysis");
+  assert.deepEqual(analysesOf(model, "15").map((r) => [r.algorithm, r.nodes]), [["minimax", 900], ["alphabeta", 40]]);
 });

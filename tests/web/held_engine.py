@@ -3,7 +3,7 @@
 A real search on the real position, but only when the test says so: a held
 search writes ``started-LABEL`` (the worker's pid; LABEL is ``game-moves``)
 in the folder named by ``$LOOKAHEAD_TEST_HOLD`` and waits until
-``release-all`` exists there, or until it is cancelled (then it writes
+``release-LABEL`` or ``release-all`` exists there, or until it is cancelled (then it writes
 ``cancelled-LABEL``). ``held_trace`` holds a trace so (LABEL is
 ``trace-game-moves``). ``crashing_engine`` kills its worker until ``heal``
 exists. The test's side of the files is ``fake_searches.Holds``.
@@ -88,10 +88,11 @@ def held_trace(
 
 
 def _hold(name: str, cancel: CancelFlag) -> bool:
-    """Wait until the test releases every search (True) or ``cancel`` is set (False)."""
+    """Wait until the test releases this search or every one (True) or ``cancel`` is set
+    (False)."""
     folder = Path(os.environ[HOLD_ENV])
     _mark(folder, "started", name)
-    while not (folder / "release-all").exists():
+    while not ((folder / "release-all").exists() or (folder / f"release-{name}").exists()):
         if cancel.is_set():
             _mark(folder, "cancelled", name)
             return False

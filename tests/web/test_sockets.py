@@ -20,6 +20,7 @@ from socketio import packet as socketio_packet
 from werkzeug import routing as werkzeug_routing
 
 from tests.web.conftest import MakeHeld
+from tests.web.held_engine import label
 from tests.web.helpers import Listener, error_code, options_stored, seated, stored, wait_until
 from webapp import protocol
 from webapp.games import new_game
@@ -338,6 +339,27 @@ def test_an_undo_keeps_the_analysis_of_the_engines_move_left_on_the_board(
 
 
 @pytest.mark.slow
+def test_an_undo_while_the_engine_thinks_keeps_its_last_moves_analysis(held: MakeHeld) -> None:
+    """An undo that takes back only the player's move (the engine had not replied yet)
+    leaves the engine's last move on the board: its analysis stays with it."""
+    app, holds = held()
+    state, player = seated(app, "connect4")
+    game_id = state["id"]
+    player.emit(protocol.MOVE, {"game_id": game_id, "move": "4"})
+    holds.started(label("connect4", "4"))
+    holds.release(label("connect4", "4"))
+    first = player.wait_for(protocol.ENGINE_MOVE, lambda e: e["moves"] == "4")
+    after = player.wait_for(protocol.STATE, lambda s: len(s["moves"]) == 2)["moves"]
+    player.emit(protocol.MOVE, {"game_id": game_id, "move": "3"})
+    holds.started(label("connect4", after + "3"))  # held: the engine is thinking
+    player.emit(protocol.UNDO, {"game_id": game_id})
+    back = player.wait_for(protocol.STATE, lambda s: s["moves"] == after)["last_engine_move"]
+    assert back is not None and (back["move"], back["nodes"]) == (first["move"], first["nodes"])
+    assert stored(app, game_id)["last_engine_move"]["move"] == first["move"]
+    holds.release()
+
+
+@pytest.mark.slow
 def test_undo_while_the_engine_thinks_cancels_its_search(held: MakeHeld) -> None:
     app, holds = held()
     state, player = seated(app, "connect4")
@@ -489,6 +511,26 @@ def test_new_game_and_rematch_belong_to_the_same_browser(
     assert new["seat"] == "player" and new["settings"]["engine_plays"] == engine_plays
     other = app.test_client().get(f"/api/games/{created['id']}").get_json()
     assert other["seat"] == "spectator"
+
+
+@pytest.mark.parametrize("event", [protocol.NEW_GAME, protocol.REMATCH])
+def test_the_next_game_of_an_older_deeper_setting_takes_the_games_bound(
+    start: Start, client: FlaskClient, app: Flask, event: str
+) -> None:
+    """A tic-tac-toe game stored with a custom depth past the game's own bound (made before
+    the bound) still leads to its next game, at the bound: it was refused as too deep."""
+    state, player = start("tictactoe", settings={"level": "custom", "depth": 5})
+    store = service_of(app).store
+    record = store.get(state["id"])
+    assert record is not None
+    record.settings = {**record.settings, "depth": 30}  # as an older server stored it
+    store.save(record)
+    player.emit(event, {"game_id": state["id"]})
+    created = player.wait_for(protocol.GAME_CREATED)
+    new = client.get(f"/api/games/{created['id']}").get_json()
+    assert new["settings"]["level"] == "custom"
+    assert new["settings"]["depth"] == protocol.GAME_MAX_DEPTH["tictactoe"] == 9
+    assert not player.named(protocol.ERROR)
 
 
 @pytest.mark.parametrize("event", [protocol.NEW_GAME, protocol.REMATCH])

@@ -215,6 +215,11 @@ class GameService:
         """
         old = self._seated(game_id, token)
         settings = dict(old.settings)
+        bound = protocol.GAME_MAX_DEPTH.get(old.game)
+        if isinstance(settings.get("depth"), int) and bound and settings["depth"] > bound:
+            # Kept from before the game's own bound: past the board's end it searches the
+            # same tree, so the next game takes the bound (the bound's refusal is for asks).
+            settings["depth"] = bound
         if swap:
             settings["engine_plays"] = "second" if settings["engine_plays"] == "first" else "first"
         assert token is not None  # _seated checked it

@@ -42,13 +42,16 @@ def with_previous(payload: dict[str, Any], last: dict[str, Any] | None) -> dict[
 
 
 def undone_engine_move(last: dict[str, Any] | None, moves: str) -> dict[str, Any] | None:
-    """The engine's move to keep after an undo leaves ``moves`` on the board: the one kept
-    before the undone one, if it is the board's last move; else none."""
-    previous = None if last is None else last.get(PREVIOUS)
-    if not isinstance(previous, dict):
-        return None
-    played = f"{previous.get('moves', '')}{previous.get('move', '')}"
-    return previous if moves and played == moves else None
+    """The engine's move to keep after an undo leaves ``moves`` on the board: the one that
+    is the board's last move, if it is kept: the last itself (the undo took back only the
+    player's move: it ended the game, or came while the engine thought), or the one before
+    it (the undo took back the engine's reply too); else none."""
+    earlier = None if last is None else last.get(PREVIOUS)
+    for kept in (last, earlier):
+        played = isinstance(kept, dict) and f"{kept.get('moves', '')}{kept.get('move', '')}"
+        if moves and played == moves:
+            return kept
+    return None
 
 
 def shown_engine_move(last: dict[str, Any] | None) -> dict[str, Any] | None:
