@@ -17,9 +17,10 @@ import pytest
 from tests.web.held_engine import cut_short, first_pass
 from tests.web.helpers import wait_until
 from webapp import protocol
-from webapp.search_pool import SearchJob
+from webapp.search_pool import Priority, SearchJob
 from webapp.search_pool.process import run_search
 from webapp.services import GameService
+from webapp.services.searches import ANALYSIS
 from webapp.store import open_store
 
 
@@ -202,6 +203,22 @@ def test_an_analysis_that_comes_before_submit_returns_reaches_its_asker(
     answers = [(payload, to) for event, payload, to in sent if event == protocol.ANALYSIS]
     assert len(answers) == 1 and answers[0][1] == "sid-1"
     games.analyse(record.id, "minimax", "sid-1", None, "addr:somewhere")  # free for the next
+
+
+def test_a_players_look_back_is_lesser_work_than_at_the_live_position(
+    service: tuple[GameService, InstantPool, list[tuple[str, Any, str]]],
+) -> None:
+    """The player's analysis of the live game comes first (SCORES); of an earlier position
+    (a review), and a spectator's, are lesser work (ANALYSIS): no move waits on them."""
+    games, pool, _ = service
+    record = games.create("tictactoe", {"level": "easy"}, owner="me")
+    games.move(record.id, "5", "me")  # the engine replies at once
+    games.analyse(record.id, "minimax", "sid-1", "me", "me")  # the live position
+    games.analyse(record.id, "minimax", "sid-2", "me", "me", "")  # looking back
+    games.analyse(record.id, "minimax", "sid-3", None, "addr:elsewhere")  # a spectator
+    asked = {job.tag[2]: job.priority for job in pool.submitted if job.tag[0] == ANALYSIS}
+    lesser = Priority.ANALYSIS
+    assert asked == {"sid-1": Priority.SCORES, "sid-2": lesser, "sid-3": lesser}
 
 
 @pytest.mark.parametrize("action", ["undo", "settings"])

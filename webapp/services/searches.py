@@ -506,7 +506,10 @@ class Searches:
             over = "That position is over: there is nothing to analyse."
             raise GameError(protocol.GAME_OVER, over)
         limits = search_limits(record.settings, record.game, algorithm)
-        priority = Priority.SCORES if player else Priority.ANALYSIS
+        # The player's own look at the live game comes first; a review's, and spectators',
+        # are lesser work (they wait for no move).
+        live = moves == record.moves and record.status == "playing"
+        priority = Priority.SCORES if player and live else Priority.ANALYSIS
         key = (record.id, moves, algorithm, limits, priority)
         with self._guard:
             if sid in self._analyses:
