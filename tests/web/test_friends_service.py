@@ -248,13 +248,17 @@ def test_before_move_2_a_gone_player_means_an_abort_without_result(
 
 
 def test_nobody_took_the_seat_the_creator_may_abort_at_once(server: Server) -> None:
-    record, _ = server.friends.create("connect4", {}, owner=CREATOR)
+    record, invite = server.friends.create("connect4", {}, owner=CREATOR)
     assert refused(server.friends.claim, record.id, "win", CREATOR) == protocol.TOO_EARLY
     assert "invite_url" in server.friends.state(record, CREATOR)["friend"]
     called_off = server.friends.claim(record.id, "abort", CREATOR)
     assert called_off.status == "aborted"
-    # Called off, the game invites nobody: no link for the creator to send on.
+    # Called off, the game invites nobody: no link for the creator to send on, and a link
+    # sent before seats no one.
     assert "invite_url" not in server.friends.state(called_off, CREATOR)["friend"]
+    assert refused(server.friends.seat, record.id, invite, GUEST) == protocol.GAME_OVER
+    after = server.service.store.get(record.id)
+    assert after is not None and after.friend is not None and after.friend["guest_hash"] is None
 
 
 # -- races between two servers on one database -----------------------------------------------

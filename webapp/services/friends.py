@@ -213,6 +213,8 @@ class Friends:
                 raise GameError(protocol.ALREADY_SEATED, "You hold a seat in this game already.")
             if friend["guest_hash"] is not None:
                 raise GameError(protocol.SEAT_TAKEN, "Someone took that seat: you can watch.")
+            if record.status != "playing":  # called off before anyone came: a link shared
+                raise GameError(protocol.GAME_OVER, "This game is over: its seat is no one's now.")
             if not isinstance(invite, str) or not secrets.compare_digest(
                 invite.encode(),
                 str(friend["invite"]).encode(),  # any text: bytes compare
