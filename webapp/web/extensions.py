@@ -26,7 +26,7 @@ class Lookahead(Flask):
     handshake environ, and Flask binds a URL adapter and matches that ``/socket.io/``
     path for every one: no route matches, so a ``NotFound`` is made and kept, for nothing
     (no Socket.IO handler asks for a route or builds a URL). That was a quarter of the web
-    CPU of an event and its answer (0.55 -> 0.39 ms, docs/operations.md, "Lean moves").
+    CPU of an event and its answer (0.55 -> 0.39 ms: docs/operations.md, "Routing skipped").
     Only an accepted connection's environ is marked (``SOCKETIO_EVENTS``): an HTTP request
     never carries the mark, so every page and API call is routed as before.
     """
