@@ -225,6 +225,10 @@ export function createAnalysisPanel(root, { info, algorithms, levels, styles, on
     const times = ratio(mm.nodes, ab.nodes);
     const depthNote = mm.depth === ab.depth ? `both at depth ${ab.depth}` : `minimax capped at depth ${mm.depth}, alpha-beta depth ${ab.depth}`;
     if (!times) return "";
+    if (mm.nodes < ab.nodes) {
+      // Never "0.9× the nodes": alpha-beta deepens pass by pass, a small tree's passes add up.
+      return `Alpha-beta searched more nodes than minimax here (${depthNote}): it searches depth by depth, and on so small a tree its shallower passes cost more than its cut-offs save.`;
+    }
     return `Minimax searched ${times} the nodes of alpha-beta (${depthNote}).`;
   }
 

@@ -54,15 +54,26 @@ export function compareSentence(minimax, alphabeta, moveNoun, side = null) {
     ? `both choose ${moveNoun} ${alphabeta.best_move}`
     : `they choose ${moveNoun} ${minimax.best_move} and ${moveNoun} ${alphabeta.best_move}, equally good`;
   const value = minimax.score === alphabeta.score ? `, ${valueWords(alphabeta, side)}` : "";
-  const nodes = ratio(minimax.nodes, alphabeta.nodes);
   const cost = `Alpha-beta visited ${count(alphabeta.nodes)} nodes in ${preciseTime(alphabeta.time_ms)}; ` +
     `minimax ${count(minimax.nodes)} in ${preciseTime(minimax.time_ms)}`;
-  const faster = ratio(minimax.time_ms, alphabeta.time_ms);
-  const time = alphabeta.time_ms <= minimax.time_ms
-    ? (faster ? `, ${faster} the time` : "")
-    : ", yet took longer: each of its nodes costs more (move ordering, the table, deepening pass by pass), which only pays off on larger trees";
-  return `To depth ${alphabeta.depth}, ${same}${value}. ${cost}: ${nodes ? `${nodes} the nodes` : "as many nodes"}${time}.`;
+  return `To depth ${alphabeta.depth}, ${same}${value}. ${cost}: ${costWords(minimax, alphabeta)}.`;
 }
+
+/** What the two searches cost, minimax's against alpha-beta's, never said backwards. */
+function costWords(/** @type {CompareRow} */ minimax, /** @type {CompareRow} */ alphabeta) {
+  if (minimax.nodes < alphabeta.nodes) return FEWER_NODES;
+  const nodes = ratio(minimax.nodes, alphabeta.nodes);
+  const said = nodes ? `${nodes} the nodes` : "as many nodes";
+  if (alphabeta.time_ms > minimax.time_ms) {
+    return `${said}, yet alpha-beta took longer: each of its nodes costs more (move ordering, the table, deepening pass by pass), which only pays off on larger trees`;
+  }
+  const faster = ratio(minimax.time_ms, alphabeta.time_ms);
+  return faster ? `${said}, ${faster} the time` : said;
+}
+
+/** Why alpha-beta can visit more nodes than minimax on a small tree. */
+export const FEWER_NODES =
+  "alpha-beta visited more nodes here: it searches depth by depth, and on so small a tree its shallower passes cost more than its cut-offs save";
 
 /** "value −0.003", or in words for the side to move: "slightly worse for Red (−0.050)",
  * "win in 3 for X", "about even (−0.003)", "draw". */

@@ -44,8 +44,12 @@ test("the value is said in words for the side to move, the estimate's number bes
 
 test("a smaller search that took longer is never called faster", () => {
   const said = compareSentence(row("minimax", 3265, 1.0), row("alphabeta", 846, 3.0, "4"), "column");
-  assert.match(said, /3\.9× the nodes, yet took longer: each of its nodes costs more/);
+  assert.match(said, /3\.9× the nodes, yet alpha-beta took longer: each of its nodes costs more/);
   assert.doesNotMatch(said, /× the time/);
+  // Fewer nodes for minimax (alpha-beta deepens pass by pass): said so, never "0.9× the nodes".
+  const small = compareSentence(row("minimax", 47, 0.23), row("alphabeta", 54, 0.51), "cell");
+  assert.match(small, /minimax 47 in 0\.23 ms: alpha-beta visited more nodes here: it searches depth by depth/);
+  assert.doesNotMatch(small, /× the nodes|took longer/);
   const tie = compareSentence(row("minimax", 100, 1, "3"), row("alphabeta", 50, 0.5, "7"), "cell");
   assert.match(tie, /they choose cell 3 and cell 7, equally good/);
 });
