@@ -190,6 +190,9 @@ export function bindSettings(root, { limits, onChange = (_partial) => {}, onInva
       onChange(partial);
     } else if (name === "depth" || name === "time") {
       const why = problem();
+      // Still in the field (Enter): it goes to the middle of the window, clear of the
+      // notice that says what is wrong (a phone's bottom edge had both on top of it).
+      if (why && document.activeElement === event.target) event.target.scrollIntoView({ block: "center" });
       if (why) onInvalid(why);
       else onChange({ level: "custom", ...customLimits() });
     } else if (name === "show_analysis") {

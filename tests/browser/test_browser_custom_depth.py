@@ -90,3 +90,27 @@ def test_a_games_settings_form_holds_its_own_bound(page: Page) -> None:
 def test_a_position_link_deeper_than_its_game_is_refused(page: Page) -> None:
     page.goto("/new?game=tictactoe&level=custom&depth=30")
     expect(page.locator("body")).to_contain_text("from 1 to 9 in Tic-tac-toe")
+
+
+def test_a_refused_depth_in_a_games_settings_comes_into_view_clear_of_the_notice(
+    sized: Page,
+) -> None:
+    """QA (set_m_12.png): on a phone, Enter on a refused depth left the field at the
+    window's bottom edge, under the notice saying what was wrong."""
+    page = sized
+    ui = GamePage(page)
+    ui.open_new("game=tictactoe&level=custom&depth=5&engine_plays=second")
+    depth = page.get_by_label("Depth (plies)")
+    depth.scroll_into_view_if_needed()
+    depth.evaluate("(el) => window.scrollBy(0, el.getBoundingClientRect().bottom - innerHeight)")
+    depth.fill("12")
+    depth.press("Enter")
+    notice = page.locator("#notice")
+    expect(notice).to_contain_text("Not saved. Depth: a whole number from 1 to 9.")
+    expect(depth).to_be_focused()
+    field, said = depth.bounding_box(), notice.bounding_box()
+    height = page.viewport_size["height"] if page.viewport_size else 0
+    assert field is not None and said is not None
+    assert field["y"] >= 0 and field["y"] + field["height"] <= height, field
+    apart = field["y"] + field["height"] <= said["y"] or said["y"] + said["height"] <= field["y"]
+    assert apart, (field, said)
