@@ -422,6 +422,11 @@ function render() {
     level: shownResult?.level ?? null,
   });
   const otherAlgorithm = Object.keys(config.algorithms).find((a) => a !== s.settings.algorithm);
+  const finalShown = replay(s.game, shown).over;
+  const hint = $("compare-hint");
+  hint.dataset.usual ??= hint.textContent ?? "";
+  // The button greyed out on a finished position says why, and where to go instead.
+  hint.textContent = finalShown ? "Nothing to search on this position: the game is over here. Step back to an earlier one." : hint.dataset.usual;
   panel.renderCompare({
     label: `Analyse with ${(otherAlgorithm && config.algorithms[otherAlgorithm]) || "the other algorithm"}`,
     // The comparison of the position on the board (another's stays for when it is back).
@@ -429,7 +434,7 @@ function render() {
     ply: shown.length,
     busy: model.compare.waiting.length > 0,
     // Any position of the game but a finished one (a finished game's too, for its review).
-    disabled: !model.connected || Boolean(s.engine_thinking) || replay(s.game, shown).over,
+    disabled: !model.connected || Boolean(s.engine_thinking) || finalShown,
   });
 }
 

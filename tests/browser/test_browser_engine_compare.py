@@ -80,3 +80,6 @@ def test_a_finished_games_review_compares_the_algorithms_on_the_position_shown(
     expect(rows).to_have_count(2)
     page.locator("body").press("End")  # the final position: nothing to search
     expect(button).to_be_disabled()
+    expect(page.locator("#compare-hint")).to_contain_text("Step back to an earlier one")
+    page.locator("body").press("ArrowLeft")
+    expect(page.locator("#compare-hint")).to_contain_text("Search the position on the board")
