@@ -245,3 +245,16 @@ def test_a_trace_not_drawn_in_time_is_busy_and_cancelled(held: MakeHeld) -> None
     tree = client.get(query).get_json()
     direct = trace(new_game("tictactoe", "15"), "minimax", 9).to_dict()
     assert {key: tree[key] for key in direct} == direct  # the same tree, from the pool
+
+
+def test_the_page_of_a_finished_position_says_so_without_blaming_the_link(
+    client: FlaskClient,
+) -> None:
+    """QA: /tree of a won game read "This link does not describe a position" (it does) over
+    "There is no search tree to show: The game is over there: there is no search to show."."""
+    page = client.get("/tree?game=tictactoe&moves=1234567")
+    text = page.get_data(as_text=True)
+    assert page.status_code == 409
+    assert "No search from a finished position" in text
+    assert "The game is over in this position: no move is left to search." in text
+    assert "does not describe a position" not in text and "no search to show" not in text

@@ -76,7 +76,8 @@ def searchable_position(args: Mapping[str, str], known: set[str]) -> tuple[str, 
     except IllegalMoveError as err:
         raise GameError(protocol.ILLEGAL_MOVE, f"Bad position: {err}") from None
     if position.is_terminal():
-        raise GameError(protocol.GAME_OVER, "The game is over there: there is no search to show.")
+        over = "The game is over in this position: no move is left to search."
+        raise GameError(protocol.GAME_OVER, over)
     return game, moves, position
 
 

@@ -66,11 +66,21 @@ def compare_data() -> Response:
     return response
 
 
+#: The page's words for a finished position (a link that is right, to a game that is over).
+FINISHED_WORDS = (
+    "Game over",
+    "No search from a finished position",
+    "Step back a move in the game, or open the tree of an earlier position.",
+)
+
+
 @bp.get("/tree")
 def tree_page() -> Any:
     try:
         shown = tree_request(request.args)
     except GameError as error:
+        if error.code == protocol.GAME_OVER:  # a position, but a finished one: said so
+            return error_page(error.message, 409, FINISHED_WORDS)
         return error_page(f"There is no search tree to show: {error.message}", 400)
     limits = {"default": DEFAULT_LIMIT, "max": MAX_LIMIT}
     return render_template(
