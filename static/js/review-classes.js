@@ -78,6 +78,6 @@ export function resultText(state, players) {
     return `${sideLabel(state, players, state.winner)} won.${how}`;
   }
   if (state.status === "drawn") return end === "agreement" ? "Draw by agreement." : "Draw.";
-  if (state.status === "aborted") return `Called off after ${moves}.`;
+  if (state.status === "aborted") return `Game aborted after ${moves}.`; // as the headline says it
   return `In progress, after ${moves}.`;
 }

@@ -58,7 +58,7 @@ test("the result line says how a game between two people ended off the board", (
   assert.equal(resultText(friend("won", 1, "flag"), players), "O (your friend) won. X (you) ran out of time.");
   assert.equal(resultText(friend("won", 0, null), players), "X (you) won.");
   assert.equal(resultText(friend("drawn", null, "agreement"), players), "Draw by agreement.");
-  assert.equal(resultText(friend("aborted", null, "aborted", ""), players), "Called off after 0 moves.");
+  assert.equal(resultText(friend("aborted", null, "aborted", ""), players), "Game aborted after 0 moves.");
   const engine = { status: "won", winner: 1, moves: "15293", seat: "player", human_side: 0, engine_side: 1 };
   assert.equal(resultText(engine, players), "O (engine) won.");
   assert.equal(resultText({ ...engine, status: "playing", winner: null, moves: "1" }, players), "In progress, after 1 move.");
