@@ -5,7 +5,6 @@ analysis for them (static/js/scores-fill.js)."""
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
 
 from playwright.sync_api import Browser, Locator, Page, Route, expect
@@ -49,16 +48,14 @@ def test_a_reloaded_page_and_a_spectator_see_the_scores_of_earlier_positions(
     ui.wait_for_my_turn()
     held: list[Route] = []  # the analysis asked for is held until the page has said so
     page.route("**/api/analysis?*", lambda route: held.append(route))
-    page.locator("body").press("ArrowLeft")
-    page.locator("body").press("ArrowLeft")  # the empty board: X's nine options
-    expect(page.locator("#turn")).to_contain_text("Reviewing the start")
-    expect(page.locator("#review-text")).to_contain_text("Scoring it…")
-    deadline = time.monotonic() + ENGINE_TIMEOUT_MS / 1000
-    while not held:  # asked once the page has stayed on the position a moment
-        assert time.monotonic() < deadline, "the page asked for no analysis"
-        page.wait_for_timeout(50)
+    # Asked once the page has stayed on the position a moment.
+    with page.expect_request("**/api/analysis?*", timeout=ENGINE_TIMEOUT_MS):
+        page.locator("body").press("ArrowLeft")
+        page.locator("body").press("ArrowLeft")  # the empty board: X's nine options
+        expect(page.locator("#turn")).to_contain_text("Reviewing the start")
+        expect(page.locator("#review-text")).to_contain_text("Scoring it…")
     expect(page.locator("#review-text")).to_contain_text("Scoring it…")  # still asking
-    assert scored_cells(page) == 0
+    assert len(held) == 1 and scored_cells(page) == 0
     held[0].continue_()
     badges = page.locator(".board .score-badge[title]")
     expect(badges).to_have_count(9, timeout=ENGINE_TIMEOUT_MS)
