@@ -34,7 +34,7 @@ export function createModel(state) {
     results: /** @type {SeenResult[]} */ ([]), // {from, result, kind: "engine" | "analysis", level (the game's, for an engine move)}, oldest first
     scores: /** @type {Map<string, ScoresPayload>} */ (new Map()), // moves -> the `scores` payload of that position (its side to move's options)
     reviewed: /** @type {Map<string, PositionValue>} */ (new Map()), // moves -> {score, exact, depth} from the game's review (positions this page missed)
-    compare: { from: /** @type {string | null} */ (null), waiting: /** @type {{from: string, algorithm: string}[]} */ ([]) },
+    compare: { waiting: /** @type {{from: string, algorithm: string}[]} */ ([]) },
     queued: /** @type {any} */ (null),
     showLine: false,
     hoverLine: false,

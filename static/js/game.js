@@ -223,7 +223,7 @@ function compare() {
   const known = new Set(M.analysesOf(model, from).map((r) => r.algorithm));
   const wanted = [other, current].filter((a) => !known.has(a));
   update(() => {
-    model.compare = { from, waiting: wanted.map((algorithm) => ({ from, algorithm })) };
+    model.compare = { waiting: wanted.map((algorithm) => ({ from, algorithm })) };
   });
   if (wanted.length) socket.analyse(wanted[0], from);
 }

@@ -7,6 +7,7 @@ creating anything (a link preview or an ``<img>`` must change nothing).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from webapp import protocol
@@ -27,6 +28,13 @@ from webapp.services.state import result_of
 MAX_MOVES_LENGTH = 42
 #: Longest text a typed sequence may be before it is normalised (spaces between moves).
 MAX_TYPED_LENGTH = 4 * MAX_MOVES_LENGTH
+
+
+def chosen_game(args: Mapping[str, str]) -> str:
+    """A link's game: the one named, or ``protocol.DEFAULT_GAME`` when it names none (or an
+    empty one): the analysis board and the tree explorer open alike. A named unknown game
+    is the caller's to refuse."""
+    return args.get("game") or protocol.DEFAULT_GAME
 
 
 def preview(game: object, settings: object = None, moves: object = "") -> dict[str, Any]:

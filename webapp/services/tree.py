@@ -37,7 +37,7 @@ from webapp.games.notation import PLAYERS
 from webapp.search_pool import TRACE, Pool, Priority, SearchJob
 from webapp.search_pool.dispatch import dispatcher_of
 from webapp.services.errors import GameError
-from webapp.services.positions import MAX_MOVES_LENGTH
+from webapp.services.positions import MAX_MOVES_LENGTH, chosen_game
 from webapp.services.waited_search import Outcome, report, waited_search
 
 #: Seconds a request waits for its trace before it is refused as busy (see the docstring).
@@ -48,12 +48,6 @@ SEED = 0
 #: Connect Four depth whose alpha-beta tree fits in the default node limit.
 DEFAULT_DEPTH = {"tictactoe": 9, "connect4": 4}
 MAX_DEPTH = protocol.MAX_DEPTH
-
-
-def chosen_game(args: Mapping[str, str]) -> str:
-    """The request's game: the one typed, or the analysis board's default when none was
-    (``/tree`` opens like ``/analysis``); the caller refuses a typed unknown one."""
-    return args.get("game") or protocol.DEFAULT_GAME
 
 
 def searchable_position(args: Mapping[str, str], known: set[str]) -> tuple[str, str, Game]:

@@ -27,7 +27,7 @@ from webapp.games.connect4_kernel import database_status
 from webapp.search_pool import timers
 from webapp.search_pool.supervise import Supervisor
 from webapp.services import GameError
-from webapp.services.positions import preview
+from webapp.services.positions import chosen_game, preview
 from webapp.web.admission import RateLimited, admit, ensure_identity, offer_identity
 from webapp.web.common import friend_game, service
 from webapp.web.error_pages import error_page
@@ -158,11 +158,7 @@ def analysis_board() -> Any:
     ``GET /api/analysis``. Nothing is created, stored or searched by this GET.
     """
     try:
-        position = preview(
-            request.args.get("game") or protocol.DEFAULT_GAME,  # none, or empty: the default
-            None,
-            request.args.get("moves", ""),
-        )
+        position = preview(chosen_game(request.args), None, request.args.get("moves", ""))
     except GameError as error:
         return error_page(f"This position cannot be analysed: {error.message}", 400)
     return render_template(
