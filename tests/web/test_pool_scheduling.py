@@ -17,7 +17,7 @@ import pytest
 from tests.web.fake_searches import Pools, job, open_pools
 from tests.web.helpers import wait_until
 from webapp.engine.search import Limits
-from webapp.search_pool import DROPPED, TRACE, WORKER_DIED, PoolBusy, Priority, SearchJob
+from webapp.search_pool import DROPPED, TRACE, WORKER_DIED, PoolBusy, Priority, SearchJob, callbacks
 from webapp.search_pool.local_pool import LESSER_NICE
 from webapp.search_pool.scheduler import Scheduler
 
@@ -308,6 +308,20 @@ def test_a_short_reply_goes_ahead_into_the_pipe_of_a_worker_playing_another(
     assert pools.recorder.finished == ["e1", "e2", "e3"]
     assert sorted(pools.recorder.calls) == [first, second, third]
     assert pool.stats()["sent_ahead"] == 2  # e3 too, once e2 ran
+
+
+def test_a_reply_sent_ahead_before_its_place_was_told_is_not_told_one(
+    pools: Pools, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(callbacks, "NOTICE_SECONDS", 3600.0)
+    pool = pools(1)
+    pool.submit(short_job("e1", "hold"))
+    pools.holds.started("e1")
+    second = pool.submit(short_job("e2"))
+    wait_until(lambda: pool.stats()["sent_ahead"] == 1)
+    pools.holds.release("e1")
+    pools.recorder.result(second)
+    assert pools.recorder.place(second) is None  # it ran in milliseconds: nothing to show
 
 
 def test_a_long_search_never_waits_in_a_pipe(pools: Pools) -> None:

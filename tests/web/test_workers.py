@@ -19,7 +19,7 @@ from tests.web.helpers import WAIT, wait_until
 from webapp.engine.search import Limits
 from webapp.engine.trace import trace
 from webapp.games import new_game
-from webapp.search_pool import DEPTHS, TRACE, PoolBusy, Priority, SearchJob, SearchPool
+from webapp.search_pool import DEPTHS, TRACE, PoolBusy, Priority, SearchJob, SearchPool, callbacks
 from webapp.search_pool.local_pool import DEFAULT_TRACE
 
 
@@ -140,6 +140,29 @@ def test_cancelling_stops_the_search_inside_the_worker(pools: Pools) -> None:
     assert held not in pools.recorder.results  # a cancelled job is never reported
     pool.cancel(held)  # cancelling twice, or an unknown id, does nothing
     pool.cancel(12345)
+
+
+def test_a_place_is_told_once_the_job_has_waited_a_while(
+    pools: Pools, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A wait that ends before ``NOTICE_SECONDS`` is never told (a page could not show
+    it, and a crowd of quick moves would cost a notice each); a longer one is."""
+    monkeypatch.setattr(callbacks, "NOTICE_SECONDS", 3600.0)
+    pool = pools(1)
+    pool.submit(job("first", "hold"))
+    pools.holds.started("first")
+    quick = pool.submit(job("quick"))
+    assert pool.position(quick) == 1
+    pools.holds.release("first")
+    pools.recorder.result(quick)
+    assert pools.recorder.place(quick) is None
+    monkeypatch.setattr(callbacks, "NOTICE_SECONDS", 0.2)
+    pool.submit(job("second", "hold"))
+    pools.holds.started("second")
+    waiting = pool.submit(job("waiting"))
+    wait_until(lambda: pools.recorder.place(waiting) == 1)  # nothing else changes: it is due
+    pools.holds.release("second")
+    pools.recorder.result(waiting)
 
 
 def test_jobs_wait_in_turn_and_their_places_are_reported(pools: Pools) -> None:

@@ -4,7 +4,10 @@ What happens (a depth done, a result, a job shed) is queued under the pool's
 lock by whichever thread saw it, and called later by the relay thread with
 no lock of the pool held, so a callback may ``submit`` or ``cancel``. Places
 in the queue are reported last, as differences from the places reported
-before, so a burst of changes costs one pass over the waiting jobs.
+before, so a burst of changes costs one pass over the waiting jobs. A job's
+place is first told once it has waited ``NOTICE_SECONDS``: a shorter wait
+ends before a page could show it, and a crowd of quick moves (each waiting a
+few milliseconds behind another) then costs no notices at all.
 
 Shutdown: ``shut()`` waits for a callback that is running to return, then no
 callback is ever called again. That is what guarantees that a search cut
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import deque
 from typing import Any
 
@@ -22,6 +26,9 @@ from webapp.search_pool.jobs import SearchJob
 from webapp.search_pool.scheduler import Scheduler
 
 log = logging.getLogger(__name__)
+
+#: Seconds a job waits before its place is first told (then every change is told).
+NOTICE_SECONDS = 0.25
 
 
 class Callbacks:
@@ -33,11 +40,24 @@ class Callbacks:
         self._events: deque[tuple[str, tuple[Any, ...]]] = deque()
         self._places: dict[int, int] = {}  # job id -> the place last reported
         self._places_seen = -1  # the scheduler's change count when places were last reported
+        self._notice_due: float | None = None  # when a waiting job's first place is due
         self.shut_down = False
 
     def put(self, kind: str, job: SearchJob, *args: Any) -> None:
         """Queue ``on_<kind>(job, *args)`` (the caller holds the pool's lock)."""
         self._events.append((kind, (job, *args)))
+
+    def notice_due(self) -> float | None:
+        """When (``time.monotonic``) a waiting job's place is first due to be told, if one
+        is to be (the caller holds the pool's lock): the relay is awake by then."""
+        return self._notice_due
+
+    def put_place(self, job: SearchJob, place: int) -> None:
+        """Tell ``job``'s new place outside the queue (sent ahead into a worker's pipe),
+        if its place was told before: one never told runs before it would be (the caller
+        holds the pool's lock)."""
+        if job.id in self._places:
+            self.put("queued", job, place)
 
     def forget(self, job_id: int) -> None:
         """The job no longer waits (the caller holds the pool's lock)."""
@@ -76,15 +96,23 @@ class Callbacks:
                         log.exception("search pool: on_%s failed for job %d", kind, job.id)
 
     def _place_changes(self) -> list[tuple[SearchJob, int]]:
-        """Waiting jobs whose place differs from the one last reported (the lock is held)."""
-        if self._scheduler.changes == self._places_seen:
+        """Waiting jobs whose place differs from the one last reported, of those told
+        before or waiting ``NOTICE_SECONDS`` already (the lock is held)."""
+        now = time.monotonic()
+        due = self._notice_due
+        if self._scheduler.changes == self._places_seen and (due is None or now < due):
             return []
         self._places_seen = self._scheduler.changes
-        order = self._scheduler.order()
-        changed = [
-            (job, place)
-            for place, job in enumerate(order, start=1)
-            if self._places.get(job.id) != place
-        ]
-        self._places = {job.id: place for place, job in enumerate(order, start=1)}
+        places: dict[int, int] = {}
+        changed: list[tuple[SearchJob, int]] = []
+        due = None
+        for place, job in enumerate(self._scheduler.order(), start=1):
+            first_told = job.submitted + NOTICE_SECONDS
+            if job.id not in self._places and first_told > now:
+                due = first_told if due is None else min(due, first_told)
+                continue
+            places[job.id] = place
+            if self._places.get(job.id) != place:
+                changed.append((job, place))
+        self._places, self._notice_due = places, due
         return changed

@@ -350,8 +350,9 @@ class SearchPool:
             self._scheduler.pop(Priority.ENGINE, ahead=True)  # counted until it starts
             if self._start_run(slot, waiting, ahead=True):
                 self._ahead += 1
-                # It waits in the pipe now, next after the run before it: its page is told.
-                self._callbacks.put("queued", waiting, 1)
+                # It waits in the pipe now, next after the run before it: a page told its
+                # place in the queue is told that one.
+                self._callbacks.put_place(waiting, 1)
 
     def _start_run(self, slot: Slot, job: SearchJob, ahead: bool = False) -> bool:
         """Send ``job`` to ``slot``'s worker (into its pipe behind its run: ``ahead``);
@@ -462,6 +463,9 @@ class SearchPool:
             for slot in self._slots
             if slot.run and slot.run.stop_by and not slot.killed
         ]
+        notice = self._callbacks.notice_due()
+        if notice is not None:
+            due.append(notice - now)
         return max(0.0, min([RELAY_TICK, *due]))
 
     def _kill_stubborn(self) -> None:
