@@ -162,7 +162,10 @@ export function bindSettings(root, { limits, onChange = (_partial) => {}, onInva
     }
     // A custom level shows its limits as the server holds them (empty: no limit of that kind).
     for (const name of ["depth", "time"]) {
-      const value = settings[name] ?? null;
+      let value = settings[name] ?? null;
+      // A depth stored before the game's own bound (an older server: tic-tac-toe at 30)
+      // searches the same tree as the bound, and the next game takes the bound: show that.
+      if (name === "depth" && typeof value === "number") value = Math.min(value, maxDepth());
       if (document.activeElement === field(name)) continue;
       if (value !== null) field(name).value = value;
       else if (settings.level === "custom") field(name).value = "";

@@ -114,3 +114,24 @@ def test_a_refused_depth_in_a_games_settings_comes_into_view_clear_of_the_notice
     assert field["y"] >= 0 and field["y"] + field["height"] <= height, field
     apart = field["y"] + field["height"] <= said["y"] or said["y"] + said["height"] <= field["y"]
     assert apart, (field, said)
+
+
+def test_a_depth_stored_past_the_games_bound_shows_as_the_bound(page: Page) -> None:
+    """A tic-tac-toe game an older server stored at depth 30 (before the game's own bound)
+    searches the same tree as depth 9, and its next game takes 9: its form shows 9, valid,
+    not a red 30 that the server would refuse if sent back."""
+    ui = GamePage(page)
+    ui.open_new("game=tictactoe&level=custom&depth=5&engine_plays=second")
+    depth = page.get_by_label("Depth (plies)")
+    expect(depth).to_have_value("5")
+    page.evaluate(
+        """import('/static/js/settings-form.js').then((m) => {
+             const limits = {max_depth: 42, game_max_depth: {tictactoe: 9, connect4: 42}};
+             const form = m.bindSettings(document.getElementById('settings-form'), {limits});
+             form.show({algorithm: 'alphabeta', level: 'custom', depth: 30, time: null,
+                        engine_plays: 'second', show_analysis: true});
+           })"""
+    )
+    expect(depth).to_have_value("9")
+    expect(depth).to_have_attribute("aria-invalid", "false")
+    assert minimax_label(page) == "Minimax (depth 9)"
