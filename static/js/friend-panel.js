@@ -36,9 +36,9 @@ export function inviteText(/** @type {{friend: {creator_side: number}}} */ state
 /**
  * True when a page that showed `before` and now has `after` should go on to the rematch
  * `after` names: a player's page, and the rematch made while it was open (`live`: a change
- * it saw happen). The state a page loads or joins with (Back, a reload, a reconnection)
- * never moves it: a finished game whose rematch exists stays there to be reviewed, and the
- * panel links to the rematch.
+ * it saw happen, or missed while its connection was down and heard on reconnecting). The
+ * state a page loads or comes Back with never moves it: a finished game whose rematch
+ * exists stays there to be reviewed, and the panel links to the rematch.
  */
 export function followsRematch(/** @type {any} */ before, /** @type {any} */ after, /** @type {boolean} */ live) {
   const player = after.friend.your_side !== null && after.friend.your_side !== undefined;

@@ -69,12 +69,23 @@ const scoresFill = createScoresFill(model.state.game, (payload) => update(() => 
   onEnd: () => update(() => {}), // "Scoring it…" goes
 });
 let joining = false; // the next state is a join's answer: moves this page may not have seen
+// Connections since the page was loaded or brought Back: from the second on, a join's
+// answer is a reconnection of a page that stayed open, and what it missed meanwhile (a
+// rematch both players agreed) happened while it was open.
+let connections = 0;
+window.addEventListener("pageshow", (event) => {
+  if (event.persisted) connections = 0; // Back (the page kept in memory): a fresh start
+});
 fillGraph();
 
 // -- Server events --------------------------------------------------------------
 
 const socket = connectGame(EV, gameId, {
-  connected: () => update(() => ((model.connected = true), (joining = true)), () => status.clearConnection()),
+  connected: () =>
+    update(
+      () => ((model.connected = true), (joining = true), (connections += 1)),
+      () => status.clearConnection(),
+    ),
   // A move on its way when the line dropped is not drawn as played: the state sent on
   // reconnecting says whether the server got it.
   disconnected: () => update(() => ((model.connected = false), (model.pending = null)), () => status.connectionLost()),
@@ -147,7 +158,7 @@ function applyState(state) {
   M.noteScores(model, state.scores); // the live position's options so far (on join too)
   settingsForm.show(state.settings);
   announceChanges(before, state);
-  friendPanel?.heard(before, state, !joining); // the rematch made while this page is open
+  friendPanel?.heard(before, state, !joining || connections > 1); // the rematch made while this page is open
   const overNow = before.status === "playing" && state.status !== "playing"; // the review is open now
   if (joining || overNow || (state.settings.show_analysis && !before.settings.show_analysis)) fillGraph();
   joining = false;

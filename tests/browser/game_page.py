@@ -13,6 +13,19 @@ from playwright.sync_api import Locator, Page, expect
 #: The engine may be slow on a loaded machine: a reply has a minute.
 ENGINE_TIMEOUT_MS = 60_000
 
+#: An init script that keeps the page's Socket.IO client reachable (``window.__socket``)
+#: so a test can drop its connection and bring it back.
+KEEP_SOCKET = """
+(() => {
+  let real;
+  Object.defineProperty(window, "io", {
+    configurable: true,
+    get: () => real && ((...args) => (window.__socket = real(...args))),
+    set: (value) => { real = value; },
+  });
+})();
+"""
+
 
 class GamePage:
     def __init__(self, page: Page) -> None:

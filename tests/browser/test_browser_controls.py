@@ -8,20 +8,8 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.game_page import ENGINE_TIMEOUT_MS, GamePage
+from tests.browser.game_page import ENGINE_TIMEOUT_MS, KEEP_SOCKET, GamePage
 from tests.browser.test_browser_modules import call
-
-#: Keeps the page's Socket.IO client reachable (window.__socket) so a test can drop it.
-KEEP_SOCKET = """
-(() => {
-  let real;
-  Object.defineProperty(window, "io", {
-    configurable: true,
-    get: () => real && ((...args) => (window.__socket = real(...args))),
-    set: (value) => { real = value; },
-  });
-})();
-"""
 
 
 def checked(page: Page, name: str) -> str | None:

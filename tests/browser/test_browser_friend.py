@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from tests.browser.game_page import GamePage
+from tests.browser.game_page import KEEP_SOCKET, GamePage
 
 #: The creator (red, first) wins with four in column 1; the friend answers in column 2.
 WIN_IN_COLUMN_1 = ["1", "2", "1", "2", "1", "2", "1"]
@@ -268,6 +268,36 @@ def test_back_from_a_rematch_finds_the_finished_game_to_review(
     expect(next_link).to_have_attribute("href", "/g/" + rematch.split("/g/")[1])
     next_link.click()
     page.wait_for_url(rematch)
+    assert not errors, errors
+
+
+def test_a_player_whose_connection_dropped_as_the_rematch_was_agreed_goes_on_to_it(
+    page: Page, contexts: list[BrowserContext]
+) -> None:
+    """The page stayed open (it offered the rematch): the state it reconnects with names
+    the rematch its friend accepted meanwhile, and it goes on, as its friend's did. (A
+    page loaded or brought Back with that state stays: the test above.)"""
+    page.add_init_script(KEEP_SOCKET)
+    friend_page = contexts[0].new_page()
+    errors = watch_errors(friend_page)
+    page.goto(create_by_api(page, "tictactoe"))
+    take_the_seat(friend_page, invite_link(page))
+    GamePage(page).click("5")
+    GamePage(friend_page).wait_for_moves(1)
+    page.once("dialog", lambda dialog: dialog.accept())  # "Resign this game?"
+    page.get_by_role("button", name="Resign").click()
+    expect(page.locator("#turn")).to_contain_text("Your friend won by resignation")
+    finished = page.url
+    page.get_by_role("button", name="Rematch, swap colours").click()
+    accept = friend_page.locator(".friend-offer").get_by_role("button", name="Accept")
+    expect(accept).to_be_visible()
+    page.evaluate("window.__socket.disconnect()")
+    accept.click()
+    friend_page.wait_for_url(lambda url: url != finished and "/g/" in url)
+    assert page.url == finished  # nothing reached it while its connection was down
+    page.evaluate("window.__socket.connect()")
+    page.wait_for_url(friend_page.url)
+    expect(page.locator("#turn")).to_contain_text("to move")
     assert not errors, errors
 
 
