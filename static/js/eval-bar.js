@@ -49,7 +49,8 @@ export function evalWords(value, ply, info, over) {
   const winner = value.score > 0 ? side : 1 - side;
   const name = info.players[winner];
   const n = words.moves;
-  return `${name} wins with best play, in ${n} of ${name}’s ${n === 1 ? "move" : "moves"}`;
+  if (n === 1) return `${name} wins with best play, with ${name}’s next move`;
+  return `${name} wins with best play, in ${n} of ${name}’s moves`;
 }
 
 /** The bar in `track` (beside the board), its words in `text` and its figure in `figure`. */

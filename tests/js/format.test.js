@@ -83,3 +83,13 @@ test("counts, durations, ratios and move names", () => {
 test("a move number counts pairs of plies, as the move list and the review number them", () => {
   assert.deepEqual([1, 2, 3, 4, 5].map(moveNumber), [1, 1, 2, 2, 3]);
 });
+
+test("the evaluation bar's words count the winner's moves, and name a win with the next one", async () => {
+  const { evalWords } = await import("../../static/js/eval-bar.js");
+  // Connect Four, 6 stones played, Red to move: 18 is a win with Red's 4th stone, the next.
+  assert.equal(evalWords({ score: 18, exact: true }, 6, c4, null), "Red wins with best play, with Red’s next move");
+  assert.equal(evalWords({ score: 16, exact: true }, 6, c4, null), "Red wins with best play, in 3 of Red’s moves");
+  // Red to move (8 played) and lost in 1: Yellow wins with its next stone.
+  assert.equal(evalWords({ score: -17, exact: true }, 8, c4, null), "Yellow wins with best play, with Yellow’s next move");
+  assert.equal(evalWords({ score: 0, exact: true }, 8, c4, null), "Draw with best play");
+});
