@@ -140,7 +140,11 @@ def test_the_page_without_a_game_opens_the_analysis_boards_game(client: FlaskCli
     [
         ("moves=zz", "at move 1, z is not a column (1 to 7)."),  # judged as Connect Four
         ("game=tictactoe&moves=zz", "at move 1, z is not a cell (1 to 9)."),
-        ("game=chess", "Unknown game &#39;chess&#39; (known: connect4, tictactoe)."),
+        (
+            "game=chess",
+            "Unknown game &#39;chess&#39;: "
+            "choose tictactoe (Tic-tac-toe) or connect4 (Connect Four).",
+        ),
     ],
 )
 def test_a_bad_tree_link_says_what_is_wrong_in_it(

@@ -106,7 +106,10 @@ def test_the_position_api_gives_the_move_string(
         ),
         ("game=tictactoe&board=x........&to_move=0", "With 1 X and 0 O, O is to move, not X."),
         ("game=tictactoe&board=x........", "A drawn board needs its cells and to_move 0 or 1."),
-        ("game=chess&moves=1", "Unknown game 'chess' (known: connect4, tictactoe)."),
+        (
+            "game=chess&moves=1",
+            "Unknown game 'chess': choose tictactoe (Tic-tac-toe) or connect4 (Connect Four).",
+        ),
     ],
 )
 def test_the_position_api_refuses_with_one_sentence(

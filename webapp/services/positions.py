@@ -37,6 +37,12 @@ def chosen_game(args: Mapping[str, str]) -> str:
     return args.get("game") or protocol.DEFAULT_GAME
 
 
+def unknown_game(game: object) -> GameError:
+    """The 400 for a kind of game this server has not, naming the ones it has (id and name)."""
+    known = " or ".join(f"{name} ({label})" for name, label in protocol.GAME_LABELS.items())
+    return GameError(protocol.UNKNOWN_GAME, f"Unknown game {game!r}: choose {known}.", 400)
+
+
 def preview(game: object, settings: object = None, moves: object = "") -> dict[str, Any]:
     """``{game, moves, settings, status, winner, to_move, human_side, engine_side}``.
 
@@ -45,8 +51,7 @@ def preview(game: object, settings: object = None, moves: object = "") -> dict[s
     ``GameService.create`` would raise for the normalised input.
     """
     if not isinstance(game, str) or game not in GAMES:
-        known = ", ".join(sorted(GAMES))
-        raise GameError(protocol.UNKNOWN_GAME, f"Unknown game {game!r} (known: {known}).", 400)
+        raise unknown_game(game)
     moves = "" if moves is None else moves
     if not isinstance(moves, str) or len(moves) > MAX_TYPED_LENGTH:
         raise GameError(protocol.ILLEGAL_MOVE, "moves must be a string of move digits.")
@@ -82,8 +87,7 @@ def typed_moves(
     move (its number and text) and why, or why no game reaches the drawn board.
     """
     if not isinstance(game, str) or game not in GAMES:
-        known = ", ".join(sorted(GAMES))
-        raise GameError(protocol.UNKNOWN_GAME, f"Unknown game {game!r} (known: {known}).", 400)
+        raise unknown_game(game)
     try:
         if board is None:
             if not isinstance(moves, str) or len(moves) > MAX_TYPED_LENGTH:

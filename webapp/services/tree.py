@@ -37,7 +37,7 @@ from webapp.games.notation import PLAYERS
 from webapp.search_pool import TRACE, Pool, Priority, SearchJob
 from webapp.search_pool.dispatch import dispatcher_of
 from webapp.services.errors import GameError
-from webapp.services.positions import MAX_MOVES_LENGTH, chosen_game
+from webapp.services.positions import MAX_MOVES_LENGTH, chosen_game, unknown_game
 from webapp.services.waited_search import Outcome, report, waited_search
 
 #: Seconds a request waits for its trace before it is refused as busy (see the docstring).
@@ -58,10 +58,7 @@ def searchable_position(args: Mapping[str, str], known: set[str]) -> tuple[str, 
         raise GameError(protocol.BAD_REQUEST, f"Unknown parameters: {', '.join(sorted(unknown))}.")
     game = chosen_game(args)
     if game not in GAMES:
-        known_games = ", ".join(sorted(GAMES))
-        raise GameError(
-            protocol.UNKNOWN_GAME, f"Unknown game {game!r} (known: {known_games}).", 400
-        )
+        raise unknown_game(game)
     moves = args.get("moves", "")
     if len(moves) > MAX_MOVES_LENGTH:
         raise GameError(protocol.ILLEGAL_MOVE, "moves must be a string of move digits.")
