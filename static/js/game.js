@@ -402,8 +402,13 @@ function render() {
 
   const player = M.isPlayer(model);
   const friend = M.isFriendGame(model); // its own offers, no engine to undo or rematch
-  $("undo").disabled = !player || !M.canUndo(model);
-  $("undo").hidden = friend;
+  const undo = $("undo");
+  const held = document.activeElement === undo;
+  undo.disabled = !player || !M.canUndo(model);
+  undo.hidden = friend;
+  // Disabled under the keyboard's focus (the last move taken back), it would drop the
+  // focus to the top of the page: the board takes it, where the next move is played.
+  if (held && (undo.disabled || undo.hidden)) board.element.querySelector("button")?.focus();
   $("new-game").hidden = !player || friend;
   $("rematch").hidden = !player || friend;
   $("spectator-bar").hidden = player || friend;

@@ -117,6 +117,25 @@ def test_undo_waits_for_a_move_of_mine(page: Page) -> None:
     expect(undo).to_be_enabled()
 
 
+def test_the_last_undo_by_keyboard_leaves_the_focus_on_the_board(page: Page) -> None:
+    """Undo, disabled under the keyboard's focus once nothing is left to take back, hands
+    the focus to the board (it fell to the page's top: the next Tab started over)."""
+    ui = GamePage(page)
+    ui.open_new("game=tictactoe&level=easy&engine_plays=second")
+    ui.wait_for_my_turn()
+    ui.click("5")
+    ui.wait_for_moves(2)
+    ui.wait_for_my_turn()
+    undo = page.get_by_role("button", name="Undo")
+    undo.focus()
+    page.keyboard.press("Enter")
+    ui.wait_for_moves(0)
+    expect(undo).to_be_disabled()
+    expect(page.locator("#board button").first).to_be_focused()
+    page.keyboard.press("Enter")  # a move, from where the focus is
+    ui.wait_for_moves(2)
+
+
 def test_a_move_while_disconnected_is_refused_in_words(page: Page) -> None:
     page.add_init_script(KEEP_SOCKET)
     ui = GamePage(page)
