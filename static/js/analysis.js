@@ -19,6 +19,7 @@ function cells(row, values) {
   for (const value of values) {
     const td = el("td", value.className, value.text);
     if (value.data) Object.assign(td.dataset, value.data);
+    if (value.span) td.colSpan = value.span;
     row.append(td);
   }
 }
@@ -111,6 +112,26 @@ export function createAnalysisPanel(root, { info, algorithms, levels, styles, on
         { text: score.text, className: `score score-${score.kind}` },
         { text: spaced(result.pv), className: "line" },
         { text: "", className: "num" },
+        { text: "", className: "num" },
+        { text: "", className: "num" },
+      ]);
+      parts.depthBody.append(tr);
+    }
+    // Each row counts the nodes so far. The search's own count (the figures above) may be
+    // more than the deepest row's: a level that plays like a person (Easy, Medium) looks at
+    // its moves once more before playing (style.py), and a search stopped by its budget
+    // counts the deeper depth it left unfinished. The table says so, and by how much.
+    const deepest = rows.at(-1);
+    if (result && deepest && deepest.depth === result.depth && result.nodes > deepest.nodes) {
+      const more = count(result.nodes - deepest.nodes);
+      const why = result.stopped
+        ? `and what it searched past this depth before it stopped (${more} more)`
+        : `and a last look at its moves before playing (${more} more)`;
+      const tr = el("tr", "is-total");
+      cells(tr, [
+        { text: "in all", className: "num" },
+        { text: why, className: "why", span: 2 },
+        { text: count(result.nodes), className: "num", data: { nodes: String(result.nodes) } },
         { text: "", className: "num" },
         { text: "", className: "num" },
       ]);

@@ -71,7 +71,7 @@ def depth_table_matches_headline(page: Page) -> None:
     depths = page.locator("#depths")
     if depths.is_hidden():
         return
-    deepest = page.locator("#depth-table tbody tr:not(.is-played)").last
+    deepest = page.locator("#depth-table tbody tr:not(.is-played):not(.is-total)").last
     last = deepest.locator("td").first.inner_text()
     expect(page.locator("#stats .stat-depth dd")).to_have_text(last)
     expect(page.locator("#stats .stat-algorithm dd")).to_have_text("Alpha-beta")
@@ -99,6 +99,29 @@ def test_the_depth_table_belongs_to_the_search_in_the_headline(page: Page) -> No
     expect(page.locator("#result-headline")).to_contain_text("O played")
     expect(page.locator("#depths")).to_be_visible()
     depth_table_matches_headline(page)
+
+
+def test_the_depth_tables_count_adds_up_to_the_figures_above_it(page: Page) -> None:
+    """Medium looks at its moves once more before playing: the move's node count (the
+    figures) is more than its deepest row's, and an "in all" row says why, with the same
+    count (QA: 1,011 above, 1,003 in the table, and nothing said)."""
+    ui = GamePage(page)
+    ui.open_new("game=connect4&level=medium&engine_plays=second")
+    ui.wait_for_my_turn()
+    ui.click("4")
+    ui.wait_for_moves(2)
+    expect(page.locator("#depths")).to_be_visible()
+    total = page.locator("#depth-table tbody tr.is-total")
+    expect(total).to_contain_text("in all")
+    expect(total).to_contain_text("a last look at its moves before playing")
+    figures = page.locator("#stats .stat-nodes").get_attribute("data-nodes")
+    assert figures is not None
+    expect(total.locator("td[data-nodes]")).to_have_attribute("data-nodes", figures)
+    deepest = page.locator("#depth-table tbody tr:not(.is-played):not(.is-total)").last
+    row_nodes = deepest.locator("td[data-nodes]").get_attribute("data-nodes")
+    assert row_nodes is not None and int(row_nodes) < int(figures)
+    expect(total).to_contain_text(f"({int(figures) - int(row_nodes):,} more)")
+    expect(page.locator("#depth-table thead")).to_contain_text("Nodes so far")
 
 
 def test_undo_waits_for_a_move_of_mine(page: Page) -> None:

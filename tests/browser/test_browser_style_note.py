@@ -84,8 +84,8 @@ def test_a_weaker_move_on_purpose_is_said_and_the_search_best_named(seeded_page:
 
     check_panel()
     # The depth table is the search's: its last depth's line starts with the
-    # search's best, then a row says what was played instead.
-    rows = page.locator("#depth-table tbody tr")
+    # search's best, then a row says what was played instead (then the count in all).
+    rows = page.locator("#depth-table tbody tr:not(.is-total)")
     expect(rows.last).to_have_class(re.compile(r"\bis-played\b"))
     expect(rows.last.locator("td").first).to_have_text("played instead")
     expect(rows.last.locator("td.line")).to_have_text(re.compile(rf"^{played}\b"))
