@@ -84,7 +84,8 @@ def test_phone_depth_table_fits_and_touch_targets_are_44px(
             """(() => {
               // A row as deep as a long search makes (depth 23, 23 million nodes).
               const body = document.querySelector("#depth-table tbody");
-              const deep = body.lastElementChild.cloneNode(true);
+              const rows = body.querySelectorAll("tr:not(.is-total):not(.is-played)");
+              const deep = rows[rows.length - 1].cloneNode(true);
               const texts = ["23", "+0.02", "4 4 4 5 2 1 3 3 2 4 3 3 1 2 2 3 7 7 7 2 2 6 5",
                              "23,026,178", "4.6 M/s", "4.96 s"];
               [...deep.children].forEach((td, i) => { td.textContent = texts[i]; });
