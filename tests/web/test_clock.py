@@ -77,3 +77,18 @@ def test_a_clock_survives_its_json() -> None:
 def test_settings_that_are_no_clock_are_refused(settings: object) -> None:
     with pytest.raises(ClockError):
         Clock.of_settings(settings)
+
+
+def test_an_outage_is_given_back_to_the_running_side_only() -> None:
+    clock = Clock(60_000, 0, (60_000, 45_000), running=1, since=10_000)
+    back = clock.excused(down_from=20_000, up_at=80_000)  # down 60 s, 10 s after the move
+    assert back.left(1, 80_000) == 35_000  # charged the 10 s before the outage only
+    assert back.left(0, 80_000) == 60_000
+    assert back.left(1, 85_000) == 30_000  # and runs again from the restart
+    assert back.flag_at() == 115_000
+    # A clock that began running after the last mark (not possible with one server, but
+    # harmless) gets back only the time it ran; a stopped clock, nothing.
+    assert clock.excused(down_from=5_000, up_at=30_000).left(1, 30_000) == 45_000
+    stopped = clock.stopped(15_000)
+    assert stopped.excused(20_000, 80_000) == stopped
+    assert clock.excused(down_from=20_000, up_at=20_000) == clock

@@ -194,6 +194,21 @@ def test_prune_deletes_exactly_the_old_games(store: GameStore) -> None:
     assert store.get("fresh") is None and store.get("playing-new") is not None  # (in 2030)
 
 
+def test_the_last_time_up_is_marked_forward_and_claimed_once(store: GameStore) -> None:
+    """``mark_alive`` only moves forward (two servers beating at once); ``claim_downtime``
+    is a compare-and-set: of two servers that read the same time, one claims it."""
+    assert store.last_alive() is None
+    assert store.claim_downtime(None, 1_000)  # the first server ever
+    assert not store.claim_downtime(None, 1_500)  # another read "never" too: too late
+    assert store.last_alive() == 1_000
+    store.mark_alive(5_000)
+    store.mark_alive(4_000)  # a slower server's older beat does not go back
+    assert store.last_alive() == 5_000
+    assert store.claim_downtime(5_000, 90_000)
+    assert not store.claim_downtime(5_000, 91_000)
+    assert store.last_alive() == 90_000
+
+
 def test_prune_refuses_a_time_that_is_not_iso(store: GameStore) -> None:
     store.create(game_record("abc"))
     with pytest.raises(ValueError, match="format"):

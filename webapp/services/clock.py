@@ -93,6 +93,22 @@ class Clock:
             times[mover] += self.increment_ms
         return replace(clock, remaining_ms=(times[0], times[1]), running=1 - mover, since=at)
 
+    def excused(self, down_from: int, up_at: int) -> Clock:
+        """No server was up from ``down_from`` to ``up_at``: the running side gets that
+        time back (charged up to ``down_from``, or nothing if it began running later); its
+        time runs again from ``up_at``.
+
+        >>> clock = Clock(60_000, 0, (60_000, 60_000), running=0, since=1_000)
+        >>> clock.excused(down_from=11_000, up_at=71_000).left(0, 71_000)
+        50000
+        """
+        if self.running is None or self.since is None:
+            return self
+        start = max(self.since, down_from)
+        if up_at <= start:
+            return self
+        return replace(self, since=self.since + (up_at - start))
+
     def runs_for(self, side: int, at: int) -> Clock:
         """The clock stopped, then ``side``'s time running from ``at`` (after a takeback)."""
         return replace(self.stopped(at), running=side, since=at)

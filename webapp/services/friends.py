@@ -53,6 +53,8 @@ from webapp.store import GameRecord, VersionConflict, now
 
 log = logging.getLogger(__name__)
 
+#: The unfinished games looked at for running clocks after an outage (most recent first).
+DOWNTIME_GAMES = 100_000
 #: What POST /api/games takes in ``settings`` for a game between two people, besides the
 #: engine's own settings (used by analysis for spectators, and by the review).
 FRIEND_SETTINGS = ("clock", "starts", "spectator_analysis")
@@ -366,6 +368,31 @@ class Friends:
                 self.announce(game_id)
             except GameError as err:  # the store is down: the next state tells
                 log.warning("cannot tell %s a player left: %s", game_id, err.message)
+
+    def excuse_downtime(self, down_from: int, up_at: int) -> int:
+        """No server was up from ``down_from`` to ``up_at`` (ms since the epoch): every
+        unfinished game's running clock gets that time back (``Clock.excused``), so nobody
+        loses on time for an outage. Returns how many clocks were given time."""
+        given = 0
+        for found in self.store.playing(DOWNTIME_GAMES):
+            if found.friend is None or found.friend.get("clock") is None:
+                continue
+            with self.service.locked(found.id) as out:
+                record = self.store.get(found.id)
+                if record is None or record.friend is None or record.status != "playing":
+                    continue
+                friend = record.friend
+                clock = Clock.from_json(friend["clock"])
+                excused = clock.excused(down_from, up_at)
+                if excused == clock:
+                    continue
+                friend["clock"] = excused.to_json()
+                try:
+                    self._save(record, out)
+                except VersionConflict:  # moved meanwhile (another process): its clock runs anew
+                    continue
+                given += 1
+        return given
 
     def close(self) -> None:
         with self._guard:

@@ -19,8 +19,9 @@ from webapp.store.errors import SchemaError
 #: 1: the first schema (``games``); 2: ``games.version`` and the ``games_by_update`` index;
 #: 3: the ``games_by_seat`` index (a browser's own games); 4: ``games.preset`` (the moves a
 #: game was made with); 5: ``games.friend`` (a game between two people); 6: the
-#: ``games_by_guest`` index (the games where a browser took the second seat).
-SCHEMA_VERSION = 6
+#: ``games_by_guest`` index (the games where a browser took the second seat); 7: the
+#: ``server_alive`` table (when a server was last known up: clocks stop while none is).
+SCHEMA_VERSION = 7
 
 #: SQL statements run in order, or a function of the backend's connection.
 Migration: TypeAlias = tuple[str, ...] | Callable[[Any], None]

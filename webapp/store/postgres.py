@@ -96,6 +96,11 @@ MIGRATIONS: tuple[Migration, ...] = (
     ("ALTER TABLE games ADD COLUMN friend TEXT",),
     # 6: the games where a browser took the second seat (a guest's recent games).
     (_GUEST_FUNCTION, f"CREATE INDEX games_by_guest ON games (({_GUEST}), updated_at)"),
+    # 7: when a server was last known to be up (its clocks do not run while none is).
+    (
+        "CREATE TABLE server_alive "
+        "(id INTEGER PRIMARY KEY CHECK (id = 1), alive_ms BIGINT NOT NULL)",
+    ),
 )
 
 #: The key of the advisory lock held while migrating (any constant; "Look" in ASCII).
@@ -187,6 +192,29 @@ class PostgresStore:
             return []
         query = f"{_SELECT} WHERE seat_hash = %s OR {_GUEST} = %s ORDER BY updated_at DESC, id DESC"
         return self._valid(query, (seat_hash, seat_hash), limit, "games_of")
+
+    def last_alive(self) -> int | None:
+        with self._connection("last_alive") as conn:
+            row = conn.execute("SELECT alive_ms FROM server_alive WHERE id = 1").fetchone()
+        return None if row is None else int(row[0])
+
+    def mark_alive(self, at_ms: int) -> None:
+        with self._connection("mark_alive") as conn:
+            conn.execute(
+                "INSERT INTO server_alive (id, alive_ms) VALUES (1, %s) ON CONFLICT (id) "
+                "DO UPDATE SET alive_ms = GREATEST(server_alive.alive_ms, EXCLUDED.alive_ms)",
+                (at_ms,),
+            )
+
+    def claim_downtime(self, seen: int | None, at_ms: int) -> bool:
+        with self._connection("claim_downtime") as conn:
+            if seen is None:
+                query = (
+                    "INSERT INTO server_alive (id, alive_ms) VALUES (1, %s) ON CONFLICT DO NOTHING"
+                )
+                return conn.execute(query, (at_ms,)).rowcount == 1
+            query = "UPDATE server_alive SET alive_ms = %s WHERE id = 1 AND alive_ms = %s"
+            return conn.execute(query, (at_ms, seen)).rowcount == 1
 
     def prune(self, *, unfinished_before: str, finished_before: str) -> int:
         unfinished, finished = utc_iso(unfinished_before), utc_iso(finished_before)

@@ -111,6 +111,20 @@ class GameStore(Protocol):
         games last changed before ``finished_before`` (ISO 8601 times); return how many."""
         ...
 
+    def last_alive(self) -> int | None:
+        """When (ms since the epoch) a server last said it was up (``mark_alive``), if ever."""
+        ...
+
+    def mark_alive(self, at_ms: int) -> None:
+        """A server is up at ``at_ms``: the stored time becomes the later of the two."""
+        ...
+
+    def claim_downtime(self, seen: int | None, at_ms: int) -> bool:
+        """Set the last time up to ``at_ms`` if it is still ``seen`` (None: never set);
+        True for the one server that did so (compare-and-set: of several servers starting
+        together after every one was down, one gives the clocks their time back)."""
+        ...
+
     def check(self) -> None:
         """Raise ``StoreUnavailable`` if the store cannot serve (the health check)."""
         ...

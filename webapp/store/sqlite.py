@@ -83,6 +83,11 @@ MIGRATIONS: tuple[Migration, ...] = (
     ("ALTER TABLE games ADD COLUMN friend TEXT",),
     # 6: the games where a browser took the second seat (a guest's recent games).
     (f"CREATE INDEX games_by_guest ON games ({_GUEST}, updated_at)",),
+    # 7: when a server was last known to be up (its clocks do not run while none is).
+    (
+        "CREATE TABLE server_alive "
+        "(id INTEGER PRIMARY KEY CHECK (id = 1), alive_ms INTEGER NOT NULL)",
+    ),
 )
 
 _SELECT = f"SELECT {', '.join(COLUMNS)} FROM games"
@@ -90,6 +95,7 @@ _INSERT = f"INSERT INTO games ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * le
 _UPDATE = (
     f"UPDATE games SET {', '.join(f'{name} = ?' for name in UPDATED)} WHERE id = ? AND version = ?"
 )
+_FIRST_ALIVE = "INSERT INTO server_alive (id, alive_ms) VALUES (1, ?) ON CONFLICT (id) DO NOTHING"
 #: Games whose last row ``get`` keeps (``RowCache``): the games in play on a busy server
 #: (a row is a few kilobytes: the whole cache stays a few megabytes, warm in minutes).
 CACHED_GAMES = 1024
@@ -205,6 +211,26 @@ class SQLiteStore:
                 raise
             record.version += 1
             self._cache.put(row)
+
+    def last_alive(self) -> int | None:
+        with self._lock, _guard("last_alive"):
+            row = self._db.execute("SELECT alive_ms FROM server_alive WHERE id = 1").fetchone()
+        return None if row is None else int(row[0])
+
+    def mark_alive(self, at_ms: int) -> None:
+        with self._lock, _guard("mark_alive"), self._transaction():
+            self._db.execute(
+                "INSERT INTO server_alive (id, alive_ms) VALUES (1, ?) ON CONFLICT (id) "
+                "DO UPDATE SET alive_ms = max(alive_ms, excluded.alive_ms)",
+                (at_ms,),
+            )
+
+    def claim_downtime(self, seen: int | None, at_ms: int) -> bool:
+        with self._lock, _guard("claim_downtime"), self._transaction():
+            if seen is None:
+                return self._db.execute(_FIRST_ALIVE, (at_ms,)).rowcount == 1
+            query = "UPDATE server_alive SET alive_ms = ? WHERE id = 1 AND alive_ms = ?"
+            return self._db.execute(query, (at_ms, seen)).rowcount == 1
 
     def _check_cache(self) -> None:
         """Clear the cache if another connection has committed since it was filled (the

@@ -27,6 +27,7 @@ from webapp.search_pool.queue_pool import QueuePool
 from webapp.search_pool.supervise import Supervisor
 from webapp.services import GameService
 from webapp.services.retention import RetentionSchedule
+from webapp.services.uptime import Uptime
 from webapp.store import GameStore, StoreError, describe, open_store
 from webapp.web import (
     admission,
@@ -149,6 +150,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     threads = app.extensions["lookahead_threads"] = Supervisor(socketio.start_background_task)
     pool.start(threads.starter("search-relay" if redis_url is None else "queue-replies"))
     service.resume()
+    uptime = app.extensions["lookahead_uptime"] = Uptime(store, app.extensions["lookahead_friends"])
+    uptime.start()  # an outage before this start is not charged to the clocks
     weakref.finalize(app, service.close)  # at exit, if nobody closed it first
     weakref.finalize(app, threads.stop)
     if schedule is not None:
@@ -236,6 +239,7 @@ def close_app(app: Flask) -> None:
     if schedule is not None:
         schedule.stop()
     app.extensions["lookahead_analyses"].close()
+    app.extensions["lookahead_uptime"].close()  # a last "up" mark, while the store is open
     app.extensions["lookahead_friends"].close()
     service_of(app).close()
 
