@@ -209,6 +209,26 @@ def test_an_unreadable_packet_gets_one_error_and_no_traceback(
     assert player.emit(protocol.JOIN, {"game_id": game["id"]})["seat"] == "player"
 
 
+@pytest.mark.parametrize(
+    "packet",
+    ['27["move",{"game_id"', '27["move",' + "[" * 20_000 + "]" * 20_000 + "]", "27[5]"],
+    ids=["truncated", "deep-list", "event-nameless"],
+)
+def test_an_unreadable_event_that_asked_for_an_acknowledgement_gets_the_refusal_as_one(
+    client: FlaskClient, connect: Callable[[FlaskClient], Listener], packet: str
+) -> None:
+    """A client waiting on ``call()`` hears at once (the attack report: its call timed out
+    after 10 s, though the error event had come)."""
+    create(client)
+    player = connect(client)
+    player.clear()
+    player.client.acks = None
+    player.client.socketio.server._handle_eio_message(player.client.eio_sid, packet)
+    refusal = player.wait_for(protocol.ERROR)
+    assert refusal["code"] == protocol.BAD_REQUEST
+    assert player.client.acks is not None and player.client.acks["args"] == [refusal]
+
+
 def test_an_unknown_event_gets_a_clear_error(
     client: FlaskClient, connect: Callable[[FlaskClient], Listener]
 ) -> None:

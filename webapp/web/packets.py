@@ -6,7 +6,8 @@ limit) raises RecursionError from the json module; either escapes to
 Engine.IO, which logs a full traceback for every such message and drops it.
 ``SafePacket`` turns an unreadable packet into a ``MALFORMED`` event instead,
 which ``sockets.py`` answers with a ``bad_request`` error (counted against
-the sender's rate limits like any event).
+the sender's rate limits like any event), acknowledged as well when the event
+asked for an acknowledgement.
 """
 
 from __future__ import annotations
@@ -53,5 +54,13 @@ class SafePacket(packet.Packet):  # type: ignore[misc]  # python-socketio has no
         return True
 
     def _malformed(self) -> int:
-        self.packet_type, self.namespace, self.data, self.id = packet.EVENT, None, [MALFORMED], None
+        # An event's id, read before the rest failed: its refusal is its acknowledgement
+        # too, so a client waiting on ``call()`` hears at once (not after its timeout).
+        asked = (
+            getattr(self, "id", None)
+            if getattr(self, "packet_type", None) == packet.EVENT
+            else None
+        )
+        self.packet_type, self.namespace, self.data = packet.EVENT, None, [MALFORMED]
+        self.id = asked if isinstance(asked, int) else None
         return 0
