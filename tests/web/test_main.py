@@ -5,11 +5,14 @@ from __future__ import annotations
 import errno
 import logging
 import os
+import socket
 import threading
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
+import requests
 import socketio
 
 from tests.web.helpers import WAIT
@@ -19,6 +22,17 @@ from webapp.bench.processes import descendants
 from webapp.store import SQLiteStore
 from webapp.web import server as server_module
 from webapp.web.server import THREADS, Server, SocketWorker, fewer_arenas, log_thread_exception
+
+
+def raw_request(url: str, request: bytes) -> bytes:
+    """What the server at ``url`` answers ``request`` (raw bytes), until it closes."""
+    where = urlsplit(url)
+    with socket.create_connection((where.hostname, where.port), timeout=WAIT) as sock:
+        sock.sendall(request)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    return answer
 
 
 def test_the_command_line_defaults() -> None:
@@ -55,6 +69,16 @@ def test_the_main_command_serves_websockets_in_production_and_stops_cleanly(
         client.connect(server.url, transports=["websocket"], wait_timeout=WAIT)
         assert client.transport() == "websocket"
         assert len(descendants(server.process.pid)) >= 2  # gunicorn's worker, a search process
+        # gunicorn's own error pages (a request it cannot read) carry the security headers.
+        too_long = requests.get(f"{server.url}/?{'a' * 5000}", timeout=WAIT)
+        garbled = raw_request(server.url, b"NOT AN HTTP REQUEST\r\n\r\n")
+        assert too_long.status_code == 414 and garbled.startswith(b"HTTP/1.1 400 ")
+        assert too_long.headers["Content-Security-Policy"] == (
+            "default-src 'none'; frame-ancestors 'none'"
+        )
+        assert too_long.headers["X-Content-Type-Options"] == "nosniff"
+        assert too_long.headers["X-Frame-Options"] == "DENY"
+        assert b"\r\nX-Content-Type-Options: nosniff\r\n" in garbled
     finally:
         processes = server.stop()  # SIGTERM with the WebSocket still open
     client.disconnect()

@@ -31,6 +31,7 @@ from gunicorn.workers.gthread import ThreadWorker
 
 from webapp.web.app import close_app, create_app
 from webapp.web.extensions import socketio
+from webapp.web.headers import FIXED
 
 log = logging.getLogger(__name__)
 
@@ -108,8 +109,39 @@ def close_connections() -> None:
         log.exception("closing the Socket.IO connections failed")
 
 
+#: The security headers of the error pages gunicorn writes itself (a request it could not
+#: read: 400, 414, 431), which never reach the app's (``headers.py``): they load nothing.
+ERROR_HEADERS = "".join(
+    f"{name}: {value}\r\n"
+    for name, value in {
+        "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
+        **FIXED,
+    }.items()
+).encode("latin-1")
+
+
+class HeadedErrors:
+    """A client's socket as gunicorn writes its own error response to it: the security
+    headers go in after the status line. Everything else is the socket's."""
+
+    def __init__(self, sock: Any) -> None:
+        self._sock, self._headed = sock, False
+
+    def sendall(self, data: bytes) -> None:
+        if not self._headed:
+            self._headed = True
+            status, newline, rest = data.partition(b"\r\n")
+            if newline:
+                data = status + newline + ERROR_HEADERS + rest
+        self._sock.sendall(data)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._sock, name)
+
+
 class SocketWorker(ThreadWorker):  # type: ignore[misc]  # gunicorn ships no type hints
-    """gunicorn's gthread worker that closes the WebSockets when told to stop.
+    """gunicorn's gthread worker that closes the WebSockets when told to stop, and whose
+    own error pages carry the security headers.
 
     gthread waits up to ``graceful_timeout`` for connections still being served, and a
     WebSocket is served until its page closes: without this, every stop took that long.
@@ -119,6 +151,9 @@ class SocketWorker(ThreadWorker):  # type: ignore[misc]  # gunicorn ships no typ
         super().handle_exit(sig, frame)
         # Not in the signal handler itself: the close takes locks another thread may hold.
         threading.Thread(target=close_connections, name="close-sockets", daemon=True).start()
+
+    def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
+        super().handle_error(req, HeadedErrors(client), addr, exc)
 
 
 def _worker_exit(arbiter: Any, worker: Any) -> None:
