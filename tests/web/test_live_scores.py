@@ -29,8 +29,8 @@ from tests.web.test_searches_unit import InstantPool, _Never
 from webapp import protocol
 from webapp.game_settings import analysis_limits
 from webapp.games.connect4_kernel.native import FALLBACK_DEPTH
-from webapp.search_pool import PoolBusy, Priority, SearchJob
-from webapp.services import GameService
+from webapp.search_pool import DROPPED, PoolBusy, Priority, SearchJob
+from webapp.services import GameService, live_scores
 from webapp.services import state as state_module
 from webapp.services.locks import Outbox
 from webapp.store import GameRecord, open_store
@@ -154,11 +154,12 @@ def test_scores_are_complete_only_when_every_legal_move_has_one(
     assert len(full) == 1 and not first_pass(full[0])  # the full pass, for the last move
 
 
-def test_a_full_pass_that_fails_or_is_refused_ends_solving(
-    games: tuple[GameService, HoldingPool, Sent],
+def test_a_full_pass_that_fails_or_is_refused_past_its_retries_ends_solving(
+    games: tuple[GameService, HoldingPool, Sent], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The first pass's estimates said "solving…"; when the full pass fails (a worker
-    died) or the pool refuses it under load, the page hears that nothing more is coming."""
+    died), or the pool refuses it under load every time it is asked again, the page hears
+    that nothing more is coming."""
     service, pool, sent = games
     pool.hold.add("scores")
     failing = service.create("connect4", {"level": "perfect"}, "4444", owner="me")
@@ -170,19 +171,54 @@ def test_a_full_pass_that_fails_or_is_refused_ends_solving(
     assert [(s["complete"], s["solving"]) for s in told] == [(False, True), (False, False)]
     assert told[0]["move_scores"] == told[1]["move_scores"]
 
+    monkeypatch.setattr(live_scores, "RETRY_SECONDS", (0.01, 0.01))
     refused = service.create("connect4", {"level": "perfect"}, "4444", owner="me")
     first = pool.waiting.pop()
     submit = pool.submit
+    asked: list[SearchJob] = []
 
     def busy(job: SearchJob) -> int:
         if job.tag[0] == "scores":
+            asked.append(job)
             raise PoolBusy("the pool is full")
         return submit(job)
 
     pool.submit = busy  # type: ignore[method-assign]
     pool.finish_cut_short(first)
-    told = [s for s in scores_of(sent) if s["game_id"] == refused.id]
-    assert [(s["complete"], s["solving"]) for s in told] == [(False, True), (False, False)]
+
+    def solving_ended() -> bool:
+        told = [s for s in scores_of(sent) if s["game_id"] == refused.id]
+        return [(s["complete"], s["solving"]) for s in told] == [(False, True), (False, False)]
+
+    wait_until(solving_ended)
+    assert len(asked) == 3  # the full pass, then asked again twice
+
+
+def test_a_pass_shed_under_load_is_asked_again_and_its_scores_end_exact(
+    games: tuple[GameService, HoldingPool, Sent], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The QA's empty board under load: its passes shed for the crowd's moves, it read
+    "slightly better (depth 5)" for good. Shed, a pass is asked again later ("solving…"
+    meanwhile), and once the workers have room its scores become exact."""
+    monkeypatch.setattr(live_scores, "RETRY_SECONDS", (3600.0,))
+    service, pool, sent = games
+    pool.hold.add("scores")
+    record = service.create("tictactoe", {"level": "perfect"}, owner="me")
+    first = pool.waiting.pop()
+    pool.finish_cut_short(first)  # estimates so far, "solving…"
+    full = pool.waiting.pop()
+    full.dropped = True  # shed: newer display work came and the queue was full
+    pool.on_result(full, None, DROPPED)
+    told = [s for s in scores_of(sent) if s["game_id"] == record.id]
+    assert [(s["complete"], s["solving"]) for s in told] == [(False, True)]  # not "done"
+    scoring = service.searches.live._scoring[record.id]
+    assert scoring.retry is not None and scoring.solving
+    scoring.retry.cancel()  # due in an hour: run it now
+    service.searches.live._retry(record.id, scoring)
+    pool.release("scores")
+    last = scores_of(sent)[-1]
+    assert last["game_id"] == record.id and last["complete"] and not last["solving"]
+    assert values(last) == pure_python_scores("tictactoe", "")
 
 
 def test_a_page_that_joins_gets_the_scores_so_far(app: Flask) -> None:

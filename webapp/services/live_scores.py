@@ -1,25 +1,25 @@
 """The scores of every move for the side to move now, and the engine's pondering.
 
-After every move the live position's moves are scored for whoever is to move,
-on the game's ``SCORES`` lane, and each improvement goes to the game's room as
-a ``scores`` event. Each pass is the strongest analysis the server gives
-(``settings.analysis_limits``: the solver and the opening book, exact wherever
-they solve in time): first under ``FIRST_TIME`` (a tenth of a second), which
-solves most positions at once, then, where some move is still an estimate,
-the full pass; at every level and with either algorithm: the level sets
-how the engine plays, never what the board says. A move makes them moot at once: the job is
-cancelled, and a result is sent only while its position is still the game's
-(checked under the game's lock, which every move takes), so a page never gets
-scores for a position the game has left. The latest scores of the live
-position also go with the game's state (``state["scores"]``), so a page that
-joins or reloads shows them; the engine's options before its move go with its
-move (``last_engine_move.move_scores``); when the engine was quicker than a
-first pass over its own position, that pass is let finish and its scores
-join the move afterwards (``_store_options``). An exact pass over the engine's
-options follows as lesser work
-(after the player's scores and the pondering; at once when the engine's move
-ended the game), so that they read like the
-move's own exact score rather than a depth-8 estimate beside "win in 14".
+After every move the live position's moves are scored for whoever is to move, on the
+game's ``SCORES`` lane, and each improvement goes to the game's room as a ``scores``
+event. Each pass is the strongest analysis the server gives
+(``settings.analysis_limits``: the solver and the opening book, exact wherever they
+solve in time): first under ``FIRST_TIME`` (a tenth of a second), which solves most
+positions at once, then, where some move is still an estimate, the full pass; at every
+level and with either algorithm: the level sets how the engine plays, never what the
+board says. A pass shed under load (display work gives way to moves) is asked again
+after ``RETRY_SECONDS``, while its position is the game's: the crowd gone, the scores
+still become exact. A move makes them moot at once: the job is cancelled, and a result
+is sent only while its position is still the game's (checked under the game's lock,
+which every move takes), so a page never gets scores for a position the game has left.
+The latest scores of the live position also go with the game's state
+(``state["scores"]``), so a page that joins or reloads shows them; the engine's options
+before its move go with its move (``last_engine_move.move_scores``); when the engine was
+quicker than a first pass over its own position, that pass is let finish and its scores
+join the move afterwards (``_store_options``). An exact pass over the engine's options
+follows as lesser work (after the player's scores and the pondering; at once when the
+engine's move ended the game), so that they read like the move's own exact score rather
+than a depth-8 estimate beside "win in 14".
 
 Pondering (thinking on the player's time, as chess engines do): once the
 player's options are scored, the engine searches its reply to the player's
@@ -70,9 +70,10 @@ from webapp import protocol
 from webapp.engine.search import Limits
 from webapp.game_settings import analysis_limits, engine_side
 from webapp.games import new_game
-from webapp.search_pool import Pool, PoolBusy, Priority, SearchJob
+from webapp.search_pool import Pool, PoolBusy, Priority, SearchJob, timers
 from webapp.search_pool.dispatch import dispatcher_of
 from webapp.search_pool.local_pool import short
+from webapp.search_pool.timers import Delayed
 from webapp.services.engine_job import engine_job
 from webapp.services.locks import Emit, GameLocks, Outbox
 from webapp.services.split import cancel as cancel_parts
@@ -103,6 +104,11 @@ SCORES_ALGORITHM = "alphabeta"
 IDLE_SECONDS = 600.0
 #: How often, at most, the idle games are looked for (when a position becomes live).
 SWEEP_SECONDS = 60.0
+#: A pass shed under load (display work gives way to moves) is asked again after these
+#: many seconds, one after the other, while its position is still the game's: once the
+#: crowd has gone, its scores are still made exact. Past the last, the page is told that
+#: nothing more is coming. (A quick game has moved on before the first comes due.)
+RETRY_SECONDS = (2.0, 5.0, 10.0, 30.0, 60.0)
 
 
 @dataclass
@@ -117,6 +123,8 @@ class Scoring:
     move_scores: dict[str, dict[str, Any]] = field(default_factory=dict)
     sent: bool = False
     touched: float = field(default_factory=time.monotonic)  # its last news (monotonic seconds)
+    retries: int = 0  # passes asked again after being shed (``RETRY_SECONDS``)
+    retry: Delayed | None = None  # the next one, due
 
     @property
     def moves(self) -> str:
@@ -133,7 +141,8 @@ class Scoring:
     def solving(self) -> bool:
         """The exact pass is under way or to follow: an estimate here may still become
         exact (the page says "solving…")."""
-        return not self.complete and (self.job is not None or not self.last_pass)
+        waiting = self.job is not None or self.retry is not None
+        return not self.complete and (waiting or not self.last_pass)
 
     @property
     def exact_due(self) -> bool:
@@ -249,6 +258,9 @@ class LiveScores:
             if old is not None and old.moves == record.moves and not again:
                 return
             self._scoring.pop(record.id, None)
+            if old is not None and old.retry is not None:
+                old.retry.cancel()
+                old.retry = None
             pondering = self._pondering.get(record.id)
             if pondering is not None and (again or pondering.moves != record.moves):
                 del self._pondering[record.id]
@@ -467,7 +479,8 @@ class LiveScores:
                 if self._scoring.get(game_id) is not scoring or scoring.job is not None:
                     return  # the game moved on meanwhile
             if not scoring.last_pass and not scoring.complete:
-                if not self._submit(scoring, scoring.limits, last_pass=True) and scoring.sent:
+                refused = not self._submit(scoring, scoring.limits, last_pass=True)
+                if refused and not self._plan_retry(game_id, scoring) and scoring.sent:
                     with self._guard:  # under load, no full pass: the page said
                         payload = scoring.payload()  # "solving…", no longer
                     out.send(protocol.SCORES, payload, game_id)
@@ -475,6 +488,39 @@ class LiveScores:
                 self._ponder(scoring)
                 self._score_options(game_id)  # behind the pondering (a lesser class)
         out.flush(self.emit)
+
+    def _plan_retry(self, game_id: str, scoring: Scoring) -> bool:
+        """Ask the position's full pass again later, if its retries are not spent (the
+        game's lock is held); False if they are."""
+        if self._closing or scoring.retries >= len(RETRY_SECONDS):
+            return False
+        delay = RETRY_SECONDS[scoring.retries]
+        with self._guard:
+            if self._scoring.get(game_id) is not scoring:
+                return False
+            scoring.retries += 1
+            scoring.last_pass = True  # the full pass, whichever was shed
+            scoring.retry = timers.shared().call_later(delay, lambda: self._retry(game_id, scoring))
+        return True
+
+    def _retry(self, game_id: str, scoring: Scoring) -> None:
+        """A shed pass's time to be asked again (the process's timer thread)."""
+        if self._closing:
+            return
+        out = Outbox()
+        try:
+            with self.locks.hold(game_id):
+                with self._guard:
+                    if self._scoring.get(game_id) is not scoring or scoring.retry is None:
+                        return  # the game moved on, or was forgotten
+                    scoring.retry = None
+                submitted = self._submit(scoring, scoring.limits, last_pass=True)
+                if not submitted and not self._plan_retry(game_id, scoring) and scoring.sent:
+                    with self._guard:  # no more tries: the page said "solving…", no longer
+                        payload = scoring.payload()
+                    out.send(protocol.SCORES, payload, game_id)
+        finally:
+            out.flush(self.emit)
 
     def _options_done(self, game_id: str) -> None:
         """After a first pass over the engine's options: their exact pass, now if the
@@ -523,6 +569,8 @@ class LiveScores:
         if result is None:
             if not job.dropped:
                 log.warning("scores search for %s failed: %s", game_id, error)
+            elif self._plan_retry(game_id, scoring):
+                return None  # shed under load: asked again later ("solving…" still)
             if scoring.sent and scoring.last_pass:  # the page said "solving…": no longer
                 with self._guard:
                     payload = scoring.payload()
