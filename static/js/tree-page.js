@@ -10,7 +10,7 @@
 
 import { boardView, createBoard } from "./board-view.js";
 import { readJSON } from "./config.js";
-import { count } from "./format.js";
+import { count, describeScore } from "./format.js";
 import { gameInfo } from "./rules.js";
 import { layoutTree } from "./tree-layout.js";
 import * as M from "./tree-model.js";
@@ -464,12 +464,21 @@ function bind() {
   document.body.classList.toggle("reduce-motion", reducedMotion.matches);
 }
 
+/** The root's value in the game page's words, for the side to move: ": win in 1 for X",
+ * ": slightly better for Red", ": draw" ("" if unknown). */
+function valueWords(tree) {
+  const ply = request.moves.length;
+  const words = describeScore(tree.root_value, Boolean(tree.exact), info, ply);
+  if (words.kind === "unknown") return "";
+  return words.kind === "draw" ? `: ${words.text}` : `: ${words.text} for ${info.players[ply % 2]}`;
+}
+
 /** What the search found, in words. A trace stopped at the node limit did not finish
  * its last iteration: its move is the deepest completed iteration's, if any, said as such.
  * It says what to do, and the page offers the larger search (a button) if there is one. */
 function summary(tree) {
   const name = tree.algorithm === "minimax" ? "Minimax" : "Alpha-beta";
-  const choice = () => `${info.moveNoun} ${tree.best_move} (value ${M.valueText(tree.root_value, "exact")})` +
+  const choice = () => `${info.moveNoun} ${tree.best_move} (value ${M.valueText(tree.root_value, "exact")}${valueWords(tree)})` +
     (tree.pv ? `, expecting ${tree.pv.split("").join(" ")}` : "");
   const { reach, note } = M.searchEnd(tree, info.columns * info.rows - request.moves.length);
   if (!tree.truncated) {

@@ -3,6 +3,7 @@ the search can reach, why alpha-beta stopped deepening, and the page with no gam
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from playwright.sync_api import Page, expect
@@ -30,6 +31,8 @@ def test_the_lead_names_the_moves_and_the_status_why_the_deepening_stopped(
     )
     status = sized.locator("#tree-status")
     expect(status).to_contain_text("visited 6 nodes")
+    # The value in the game page's words too, not a bare "+7" (QA).
+    expect(status).to_contain_text(re.compile(r"chose cell 3 \(value \+\d+: win in 1 for X\)"))
     expect(status).to_contain_text(
         "It stopped deepening at depth 1, short of 5: that depth already proved the result"
     )
