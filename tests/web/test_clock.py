@@ -92,3 +92,16 @@ def test_an_outage_is_given_back_to_the_running_side_only() -> None:
     stopped = clock.stopped(15_000)
     assert stopped.excused(20_000, 80_000) == stopped
     assert clock.excused(down_from=20_000, up_at=20_000) == clock
+
+
+def test_outages_are_given_back_once_each_oldest_first() -> None:
+    clock = Clock(60_000, 0, (60_000, 60_000), running=0, since=0)
+    outages = [(10_000, 40_000), (50_000, 70_000)]  # 30 s and 20 s with nobody up
+    back = clock.after_outages(outages)
+    assert back.excused_to == 70_000
+    assert back.left(0, 70_000) == 40_000  # charged 10 s, then 10 s, never the 50 s down
+    assert back.after_outages(outages) == back  # read again: nothing more given
+    later = back.after_outages([*outages, (80_000, 90_000)])
+    assert later.left(0, 90_000) == 30_000 and later.excused_to == 90_000
+    assert Clock.from_json(later.to_json()) == later  # the mark is stored with the clock
+    assert "excused_to" not in clock.to_json()  # a clock never excused is stored as before

@@ -11,6 +11,16 @@ from tests.web.test_store import game_record
 from tests.web.test_store_migrations import FRIEND
 from webapp.store import CorruptRecord, validate
 
+#: A clock as the service stores one (``Clock.to_json``): the second side's time runs.
+CLOCK = {"initial_ms": 60_000, "increment_ms": 0, "remaining_ms": [60_000, 59_000],
+         "running": 1, "since": 5_000}  # fmt: skip
+
+
+def test_a_stored_clock_is_valid_with_and_without_an_outage_given_back() -> None:
+    validate(friend_game(friend={"clock": CLOCK}))
+    validate(friend_game(friend={"clock": {**CLOCK, "excused_to": 90_000}}))
+    validate(friend_game(friend={"clock": {**CLOCK, "running": None, "since": None}}))
+
 
 def friend_game(moves: str = "4444", **changes: Any) -> Any:
     friend = dict(FRIEND) | changes.pop("friend", {})
@@ -45,6 +55,11 @@ def test_every_way_a_game_between_two_people_ends_is_valid(
         ({"friend": {"creator_side": 2}}, "creator_side"),
         ({"friend": {"invite": None}}, "friend.invite"),
         ({"friend": []}, "friend is not an object"),
+        ({"friend": {"clock": {**CLOCK, "remaining_ms": [1, "2"]}}}, "clock.remaining_ms"),
+        ({"friend": {"clock": {**CLOCK, "running": 2}}}, "clock.running"),
+        ({"friend": {"clock": {**CLOCK, "running": True}}}, "clock.running"),
+        ({"friend": {"clock": {**CLOCK, "excused_to": "soon"}}}, "clock.excused_to"),
+        ({"friend": {"clock": {"initial_ms": 1000}}}, "clock.increment_ms"),
     ],
 )
 def test_a_damaged_game_between_two_people_is_refused(changes: Any, reason: str) -> None:

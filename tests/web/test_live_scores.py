@@ -221,6 +221,29 @@ def test_a_pass_shed_under_load_is_asked_again_and_its_scores_end_exact(
     assert values(last) == pure_python_scores("tictactoe", "")
 
 
+def test_a_first_pass_refused_under_load_is_asked_again(
+    games: tuple[GameService, HoldingPool, Sent], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A shared queue (``--redis``) refuses display work when full: the position's scores
+    are asked again later, not left unknown."""
+    monkeypatch.setattr(live_scores, "RETRY_SECONDS", (0.01,))
+    service, pool, sent = games
+    submit, refused = pool.submit, []
+
+    def full(job: SearchJob) -> int:
+        if job.tag[0] == "scores" and not refused:
+            refused.append(job)
+            raise PoolBusy("the queue is full")
+        return submit(job)
+
+    pool.submit = full  # type: ignore[method-assign]
+    record = service.create("tictactoe", {"level": "perfect"}, owner="me")
+    assert refused and not scores_of(sent)
+    wait_until(lambda: any(s["complete"] for s in scores_of(sent)))
+    last = scores_of(sent)[-1]
+    assert last["game_id"] == record.id and values(last) == pure_python_scores("tictactoe", "")
+
+
 def test_a_page_that_joins_gets_the_scores_so_far(app: Flask) -> None:
     state, player = seated(app, "tictactoe", settings={"level": "perfect"})
     scores = player.wait_for(protocol.SCORES, lambda s: s["moves"] == "" and s["complete"])

@@ -204,9 +204,14 @@ def test_the_last_time_up_is_marked_forward_and_claimed_once(store: GameStore) -
     store.mark_alive(5_000)
     store.mark_alive(4_000)  # a slower server's older beat does not go back
     assert store.last_alive() == 5_000
+    assert store.outages() == []  # the first claim was of a store never up: no outage
     assert store.claim_downtime(5_000, 90_000)
     assert not store.claim_downtime(5_000, 91_000)
     assert store.last_alive() == 90_000
+    assert store.outages() == [(5_000, 90_000)]  # recorded once, by the claim that won
+    store.mark_alive(95_000)
+    assert store.claim_downtime(95_000, 120_000)
+    assert store.outages() == [(5_000, 90_000), (95_000, 120_000)]  # oldest first
 
 
 def test_prune_refuses_a_time_that_is_not_iso(store: GameStore) -> None:

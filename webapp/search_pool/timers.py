@@ -32,6 +32,11 @@ class Delayed:
 
     def cancel(self) -> None:
         self.cancelled = True
+        self.call = _nothing  # what it would have called (and all it holds) goes now
+
+
+def _nothing() -> None:
+    return None
 
 
 class Timers:

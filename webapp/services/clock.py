@@ -12,6 +12,7 @@ the increment to the mover's time.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -33,6 +34,8 @@ class Clock:
     remaining_ms: tuple[int, int]
     running: int | None = None
     since: int | None = None
+    #: The end of the last outage given back (``after_outages``), so none is given twice.
+    excused_to: int | None = None
 
     @classmethod
     def of_settings(cls, settings: object) -> Clock:
@@ -109,6 +112,16 @@ class Clock:
             return self
         return replace(self, since=self.since + (up_at - start))
 
+    def after_outages(self, outages: Sequence[tuple[int, int]]) -> Clock:
+        """The clock with each outage ``(down_from, up_at)`` not given back yet given back
+        (``excused``), oldest first; ``excused_to`` then says up to when."""
+        clock, last = self, self.excused_to
+        for down_from, up_at in outages:
+            if last is None or up_at > last:
+                clock = clock.excused(down_from, up_at)
+                last = up_at
+        return clock if last == self.excused_to else replace(clock, excused_to=last)
+
     def runs_for(self, side: int, at: int) -> Clock:
         """The clock stopped, then ``side``'s time running from ``at`` (after a takeback)."""
         return replace(self.stopped(at), running=side, since=at)
@@ -123,13 +136,16 @@ class Clock:
         }
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data = {
             "initial_ms": self.initial_ms,
             "increment_ms": self.increment_ms,
             "remaining_ms": list(self.remaining_ms),
             "running": self.running,
             "since": self.since,
         }
+        if self.excused_to is not None:
+            data["excused_to"] = self.excused_to
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Clock:
@@ -140,4 +156,5 @@ class Clock:
             (int(first), int(second)),
             data["running"],
             data["since"],
+            data.get("excused_to"),
         )

@@ -53,8 +53,6 @@ from webapp.store import GameRecord, VersionConflict, now
 
 log = logging.getLogger(__name__)
 
-#: The unfinished games looked at for running clocks after an outage (most recent first).
-DOWNTIME_GAMES = 100_000
 #: What POST /api/games takes in ``settings`` for a game between two people, besides the
 #: engine's own settings (used by analysis for spectators, and by the review).
 FRIEND_SETTINGS = ("clock", "starts", "spectator_analysis")
@@ -89,6 +87,8 @@ class Friends:
         self.now_ms, self.abandon_ms, self.timers = now_ms, abandon_ms, timers
         self.presence: Presence = LocalPresence() if presence is None else presence
         self._guard = threading.Lock()
+        #: When no server was up (``services.uptime``): given back to every clock read.
+        self.outages: tuple[tuple[int, int], ...] = ()
         # game id -> its flag's call on the process's one timer thread (never a thread each)
         self._flag_timers: dict[str, Delayed] = {}
 
@@ -121,7 +121,7 @@ class Friends:
             gone = self._gone_ms(record, at)
         state = game_state(record, thinking=False)
         shown_side = friend["creator_side"] if side is None else side
-        clock = None if friend["clock"] is None else Clock.from_json(friend["clock"]).view(at)
+        clock = None if friend["clock"] is None else self._clock(friend).view(at)
         state |= {
             "seat": "spectator" if side is None else "player",
             "human_side": shown_side,  # the page draws the board from this side
@@ -262,7 +262,7 @@ class Friends:
             record.moves += move
             record.status, record.winner = result_of(position)
             if friend["clock"] is not None:
-                clock = Clock.from_json(friend["clock"]).pressed(side, self.now_ms())
+                clock = self._clock(friend).pressed(side, self.now_ms())
                 if record.status != "playing":
                     clock = clock.stopped(self.now_ms())
                 friend["clock"] = clock.to_json()
@@ -369,31 +369,6 @@ class Friends:
             except GameError as err:  # the store is down: the next state tells
                 log.warning("cannot tell %s a player left: %s", game_id, err.message)
 
-    def excuse_downtime(self, down_from: int, up_at: int) -> int:
-        """No server was up from ``down_from`` to ``up_at`` (ms since the epoch): every
-        unfinished game's running clock gets that time back (``Clock.excused``), so nobody
-        loses on time for an outage. Returns how many clocks were given time."""
-        given = 0
-        for found in self.store.playing(DOWNTIME_GAMES):
-            if found.friend is None or found.friend.get("clock") is None:
-                continue
-            with self.service.locked(found.id) as out:
-                record = self.store.get(found.id)
-                if record is None or record.friend is None or record.status != "playing":
-                    continue
-                friend = record.friend
-                clock = Clock.from_json(friend["clock"])
-                excused = clock.excused(down_from, up_at)
-                if excused == clock:
-                    continue
-                friend["clock"] = excused.to_json()
-                try:
-                    self._save(record, out)
-                except VersionConflict:  # moved meanwhile (another process): its clock runs anew
-                    continue
-                given += 1
-        return given
-
     def close(self) -> None:
         with self._guard:
             pending, self._flag_timers = list(self._flag_timers.values()), {}
@@ -402,6 +377,11 @@ class Friends:
         self.presence.close()
 
     # -- helpers ---------------------------------------------------------------------------
+    def _clock(self, friend: dict[str, Any]) -> Clock:
+        """The game's clock as stored, every outage since given back to its running side
+        (saved with the game's next change; until then each read gives it back alike)."""
+        return Clock.from_json(friend["clock"]).after_outages(self.outages)
+
     def _friend_game(self, game_id: object) -> GameRecord:
         record = self.service.get(game_id)
         if record.friend is None:
@@ -464,10 +444,10 @@ class Friends:
             keep = max(i for i in range(len(record.moves)) if i % 2 == by)
             record.moves = record.moves[:keep]
             if friend["clock"] is not None and keep > 0:
-                clock = Clock.from_json(friend["clock"])
+                clock = self._clock(friend)
                 friend["clock"] = clock.runs_for(len(record.moves) % 2, self.now_ms()).to_json()
             elif friend["clock"] is not None:
-                friend["clock"] = Clock.from_json(friend["clock"]).stopped(self.now_ms()).to_json()
+                friend["clock"] = self._clock(friend).stopped(self.now_ms()).to_json()
             self._save(record, out)
         else:
             again = self._rematch(record)
@@ -510,7 +490,7 @@ class Friends:
         assert friend is not None
         if record.status != "playing" or friend["clock"] is None:
             return
-        flagged = Clock.from_json(friend["clock"]).flagged(self.now_ms())
+        flagged = self._clock(friend).flagged(self.now_ms())
         if flagged is not None:
             self._end(record, "flag", 1 - flagged, out)
 
@@ -523,7 +503,7 @@ class Friends:
         record.winner = winner
         self.presence.forget(record.id)  # nobody can claim it any more
         if friend["clock"] is not None:
-            friend["clock"] = Clock.from_json(friend["clock"]).stopped(self.now_ms()).to_json()
+            friend["clock"] = self._clock(friend).stopped(self.now_ms()).to_json()
         self._save(record, out)
 
     def _save(self, record: GameRecord, out: Outbox) -> None:
@@ -551,7 +531,7 @@ class Friends:
         assert friend is not None
         due = None
         if record.status == "playing" and friend["clock"] is not None:
-            due = Clock.from_json(friend["clock"]).flag_at()
+            due = self._clock(friend).flag_at()
         with self._guard:
             old = self._flag_timers.pop(record.id, None)
             if old is not None:

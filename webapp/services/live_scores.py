@@ -233,7 +233,8 @@ class LiveScores:
         self._closing = False
         # A pass's result is applied off the pool's relay thread, in turn with the game's
         # other news. (A pondering's news may be the engine's reply: ``Searches`` takes it.)
-        dispatcher_of(pool).register(SCORES, self._on_scores_result, serial=True)
+        self.dispatch = dispatcher_of(pool)
+        self.dispatch.register(SCORES, self._on_scores_result, serial=True)
 
     # -- questions ----------------------------------------------------------------------
     def current(self, game_id: str, moves: str) -> dict[str, Any] | None:
@@ -258,9 +259,7 @@ class LiveScores:
             if old is not None and old.moves == record.moves and not again:
                 return
             self._scoring.pop(record.id, None)
-            if old is not None and old.retry is not None:
-                old.retry.cancel()
-                old.retry = None
+            _drop_retry(old)
             pondering = self._pondering.get(record.id)
             if pondering is not None and (again or pondering.moves != record.moves):
                 del self._pondering[record.id]
@@ -297,7 +296,8 @@ class LiveScores:
         with self._guard:
             self._scoring[record.id] = scoring
         first = dataclasses.replace(limits, time=min(limits.time or FIRST_TIME, FIRST_TIME))
-        self._submit(scoring, first, last_pass=False)
+        if not self._submit(scoring, first, last_pass=False):  # refused under load
+            self._plan_retry(record.id, scoring)
 
     def _park_options(self, options: Scoring) -> None:
         """Keep the engine's options before its move for an exact pass, due once the
@@ -343,6 +343,7 @@ class LiveScores:
             pondering = self._pondering.pop(game_id, None)
             options = self._options.pop(game_id, None)
             self._adopted.pop(game_id, None)  # cancelled with the engine's search: no result
+            _drop_retry(scoring)
         jobs = [
             None if scoring is None else scoring.job,
             None if pondering is None else pondering.job,
@@ -381,7 +382,7 @@ class LiveScores:
             with self._guard:
                 if self._scoring.get(game_id) is not scoring:
                     continue  # the game moved meanwhile: live again
-                self._scoring.pop(game_id, None)
+                _drop_retry(self._scoring.pop(game_id, None))
                 pondering = self._pondering.pop(game_id, None)
                 options = self._options.pop(game_id, None)
             for job in (None if pondering is None else pondering.job,
@@ -500,7 +501,11 @@ class LiveScores:
                 return False
             scoring.retries += 1
             scoring.last_pass = True  # the full pass, whichever was shed
-            scoring.retry = timers.shared().call_later(delay, lambda: self._retry(game_id, scoring))
+            # The timer thread only hands it over: the retry takes the game's lock and
+            # submits, in turn with the game's news (as the engine's retries do).
+            scoring.retry = timers.shared().call_later(
+                delay, lambda: self.dispatch.in_turn(game_id, lambda: self._retry(game_id, scoring))
+            )
         return True
 
     def _retry(self, game_id: str, scoring: Scoring) -> None:
@@ -528,7 +533,8 @@ class LiveScores:
         with self.locks.hold(game_id):
             with self._guard:
                 live = self._scoring.get(game_id)
-                done = live is None or (live.job is None and (live.last_pass or live.complete))
+                idle = live is not None and live.job is None and live.retry is None
+                done = live is None or (idle and (live.last_pass or live.complete))
             if done:
                 self._score_options(game_id)
 
@@ -698,3 +704,10 @@ class LiveScores:
                 else:
                     pondering.result = result
             return True
+
+
+def _drop_retry(scoring: Scoring | None) -> None:
+    """Cancel the scoring's retry, if one is due (it is being forgotten; ``_guard`` held)."""
+    if scoring is not None and scoring.retry is not None:
+        scoring.retry.cancel()
+        scoring.retry = None

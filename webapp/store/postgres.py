@@ -43,6 +43,7 @@ from webapp.store.errors import (
 from webapp.store.migrations import Migration, pending
 from webapp.store.record import GameRecord, utc_iso
 from webapp.store.rows import COLUMNS, UPDATED, first_valid, loaded, to_row, update_values
+from webapp.store.uptime import outages_of, with_outage
 from webapp.store.validate import validate
 
 log = logging.getLogger(__name__)
@@ -98,8 +99,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     (_GUEST_FUNCTION, f"CREATE INDEX games_by_guest ON games (({_GUEST}), updated_at)"),
     # 7: when a server was last known to be up (its clocks do not run while none is).
     (
-        "CREATE TABLE server_alive "
-        "(id INTEGER PRIMARY KEY CHECK (id = 1), alive_ms BIGINT NOT NULL)",
+        "CREATE TABLE server_alive (id INTEGER PRIMARY KEY CHECK (id = 1), "
+        "alive_ms BIGINT NOT NULL, outages TEXT NOT NULL DEFAULT '[]')",
     ),
 )
 
@@ -213,8 +214,20 @@ class PostgresStore:
                     "INSERT INTO server_alive (id, alive_ms) VALUES (1, %s) ON CONFLICT DO NOTHING"
                 )
                 return conn.execute(query, (at_ms,)).rowcount == 1
-            query = "UPDATE server_alive SET alive_ms = %s WHERE id = 1 AND alive_ms = %s"
-            return conn.execute(query, (at_ms, seen)).rowcount == 1
+            row = conn.execute("SELECT alive_ms, outages FROM server_alive WHERE id = 1").fetchone()
+            if row is None or int(row[0]) != seen:
+                return False
+            # Compare-and-set on the last mark: the windows change only with it.
+            query = (
+                "UPDATE server_alive SET alive_ms = %s, outages = %s WHERE id = 1 AND alive_ms = %s"
+            )
+            changed = conn.execute(query, (at_ms, with_outage(row[1], seen, at_ms), seen))
+            return changed.rowcount == 1
+
+    def outages(self) -> list[tuple[int, int]]:
+        with self._connection("outages") as conn:
+            row = conn.execute("SELECT outages FROM server_alive WHERE id = 1").fetchone()
+        return [] if row is None else outages_of(row[0])
 
     def prune(self, *, unfinished_before: str, finished_before: str) -> int:
         unfinished, finished = utc_iso(unfinished_before), utc_iso(finished_before)

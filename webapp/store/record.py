@@ -120,9 +120,13 @@ class GameStore(Protocol):
         ...
 
     def claim_downtime(self, seen: int | None, at_ms: int) -> bool:
-        """Set the last time up to ``at_ms`` if it is still ``seen`` (None: never set);
-        True for the one server that did so (compare-and-set: of several servers starting
-        together after every one was down, one gives the clocks their time back)."""
+        """Set the last time up to ``at_ms`` if it is still ``seen`` (None: never set), and
+        remember ``(seen, at_ms)`` as an outage; True for the one server that did so
+        (compare-and-set: of several servers starting together, one records it)."""
+        ...
+
+    def outages(self) -> list[tuple[int, int]]:
+        """The outages remembered (``store.uptime``), oldest first."""
         ...
 
     def check(self) -> None:

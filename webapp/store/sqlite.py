@@ -43,6 +43,7 @@ from webapp.store.rows import (
     to_row,
     update_row,
 )
+from webapp.store.uptime import outages_of, with_outage
 from webapp.store.validate import validate
 
 log = logging.getLogger(__name__)
@@ -85,8 +86,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     (f"CREATE INDEX games_by_guest ON games ({_GUEST}, updated_at)",),
     # 7: when a server was last known to be up (its clocks do not run while none is).
     (
-        "CREATE TABLE server_alive "
-        "(id INTEGER PRIMARY KEY CHECK (id = 1), alive_ms INTEGER NOT NULL)",
+        "CREATE TABLE server_alive (id INTEGER PRIMARY KEY CHECK (id = 1), "
+        "alive_ms INTEGER NOT NULL, outages TEXT NOT NULL DEFAULT '[]')",
     ),
 )
 
@@ -229,8 +230,17 @@ class SQLiteStore:
         with self._lock, _guard("claim_downtime"), self._transaction():
             if seen is None:
                 return self._db.execute(_FIRST_ALIVE, (at_ms,)).rowcount == 1
-            query = "UPDATE server_alive SET alive_ms = ? WHERE id = 1 AND alive_ms = ?"
-            return self._db.execute(query, (at_ms, seen)).rowcount == 1
+            row = self._db.execute("SELECT alive_ms, outages FROM server_alive").fetchone()
+            if row is None or int(row[0]) != seen:
+                return False
+            query = "UPDATE server_alive SET alive_ms = ?, outages = ? WHERE id = 1"
+            self._db.execute(query, (at_ms, with_outage(row[1], seen, at_ms)))
+            return True
+
+    def outages(self) -> list[tuple[int, int]]:
+        with self._lock, _guard("outages"):
+            row = self._db.execute("SELECT outages FROM server_alive WHERE id = 1").fetchone()
+        return [] if row is None else outages_of(row[0])
 
     def _check_cache(self) -> None:
         """Clear the cache if another connection has committed since it was filled (the

@@ -151,6 +151,30 @@ def _friend_problem(friend: Any) -> str | None:
         return f"friend.creator_side is not 0 or 1: {friend['creator_side']!r}"
     if friend["end"] is not None and friend["end"] not in FRIEND_ENDS:
         return f"friend.end is not one of {', '.join(FRIEND_ENDS)}: {friend['end']!r}"
+    return None if friend["clock"] is None else _clock_problem(friend["clock"])
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _clock_problem(clock: dict[str, Any]) -> str | None:
+    """A clock as ``services.clock.Clock.to_json`` writes it (its times whole milliseconds)."""
+    remaining = clock.get("remaining_ms")
+    running = clock.get("running", "")
+    checks = {
+        "initial_ms": _whole(clock.get("initial_ms")),
+        "increment_ms": _whole(clock.get("increment_ms")),
+        "remaining_ms": isinstance(remaining, list)
+        and len(remaining) == 2
+        and all(_whole(ms) for ms in remaining),
+        "running": running is None or (_whole(running) and running in (0, 1)),
+        "since": clock.get("since", "") is None or _whole(clock.get("since")),
+        "excused_to": clock.get("excused_to") is None or _whole(clock.get("excused_to")),
+    }
+    for key, fine in checks.items():
+        if not fine:
+            return f"friend.clock.{key} is missing or malformed: {clock.get(key)!r}"
     return None
 
 

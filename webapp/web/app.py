@@ -152,6 +152,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     service.resume()
     uptime = app.extensions["lookahead_uptime"] = Uptime(store, app.extensions["lookahead_friends"])
     uptime.start()  # an outage before this start is not charged to the clocks
+    weakref.finalize(app, uptime.close, False)  # an app never closed stops beating with it
     weakref.finalize(app, service.close)  # at exit, if nobody closed it first
     weakref.finalize(app, threads.stop)
     if schedule is not None:

@@ -62,5 +62,5 @@ class SafePacket(packet.Packet):  # type: ignore[misc]  # python-socketio has no
             else None
         )
         self.packet_type, self.namespace, self.data = packet.EVENT, None, [MALFORMED]
-        self.id = asked if isinstance(asked, int) else None
+        self.id = asked if isinstance(asked, int) and 0 <= asked < 2**53 else None
         return 0
