@@ -262,12 +262,15 @@ async function copyLink() {
 }
 
 let undoneAt = null; // the state version an undo was sent from: a second click there waits
+let undoneMove = null; // the player's move the last undo took back: the focus goes there
 $("undo").addEventListener("click", () => {
   status.clear();
   if (!model.connected) return status.error("Not connected to the server: nothing was taken back. Try again once it is back.");
   if (undoneAt === model.state.version) return; // a double click: one turn is taken back
   undoneAt = model.state.version;
-  socket.undo(model.state.moves.length);
+  const moves = model.state.moves;
+  undoneMove = [...moves].filter((_, ply) => ply % 2 === model.state.human_side).at(-1) ?? null;
+  socket.undo(moves.length);
 });
 $("new-game").addEventListener("click", () => startAnother("new"));
 $("rematch").addEventListener("click", () => startAnother("rematch"));
@@ -407,8 +410,13 @@ function render() {
   undo.disabled = !player || !M.canUndo(model);
   undo.hidden = friend;
   // Disabled under the keyboard's focus (the last move taken back), it would drop the
-  // focus to the top of the page: the board takes it, where the next move is played.
-  if (held && (undo.disabled || undo.hidden)) board.element.querySelector("button")?.focus();
+  // focus to the top of the page: the board takes it, on the move just taken back.
+  if (held && (undo.disabled || undo.hidden)) {
+    if (undoneMove !== null) board.focusMove(undoneMove);
+    if (document.activeElement === undo || document.activeElement === document.body) {
+      board.element.querySelector("button")?.focus();
+    }
+  }
   $("new-game").hidden = !player || friend;
   $("rematch").hidden = !player || friend;
   $("spectator-bar").hidden = player || friend;
