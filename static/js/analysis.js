@@ -66,15 +66,10 @@ export function createAnalysisPanel(root, { info, algorithms, levels, styles, on
   const moveName = (move) => `${info.moveNoun} ${move}`;
 
   /** thinking: {active, queued, depth, who} */
-  function renderThinking({ active, queued, depth, who }) {
-    parts.thinking.hidden = !active && queued === null;
-    root.classList.toggle("is-thinking", active);
-    if (queued !== null && !active) {
-      // The server counts from 1 (next to start) while every engine is busy.
-      parts.thinkingText.textContent = `Waiting for a free engine: ${queued <= 1 ? "next in line" : `number ${queued} in line`}`;
-    } else {
-      parts.thinkingText.textContent = `${who} is thinking…${depth ? ` searching depth ${depth}` : ""}`;
-    }
+  function renderThinking(/** @type {{active: boolean, queued: number | null, depth: number | null, who: string}} */ thinking) {
+    parts.thinking.hidden = !thinking.active && thinking.queued === null;
+    root.classList.toggle("is-thinking", thinking.active);
+    parts.thinkingText.textContent = thinkingText(thinking);
   }
 
   /**
@@ -295,6 +290,17 @@ export function legend(mover, values, played, levelLabel = null, algorithm = "al
     parts.push(`“Better” and “worse” are estimates for ${mover} from a search that stopped at the depth shown.`);
   }
   return parts.join(" ");
+}
+
+/**
+ * The thinking line's words. A search waiting for a free engine says so, with its place
+ * (the server counts from 1, next to start): the game says its engine is thinking from
+ * the move on, waiting included (it read "is thinking…" through a 9 s wait, QA).
+ * @param {{active: boolean, queued: number | null, depth: number | null, who: string}} thinking
+ */
+export function thinkingText({ queued, depth, who }) {
+  if (queued !== null) return `Waiting for a free engine: ${queued <= 1 ? "next in line" : `number ${queued} in line`}`;
+  return `${who} is thinking…${depth ? ` searching depth ${depth}` : ""}`;
 }
 
 /** True when the opening book gave this answer (the result's extra fields say so). */

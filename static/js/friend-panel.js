@@ -55,6 +55,10 @@ export function createFriendPanel(root, { gameId, act, say, names }) {
   let state = null;
   let receivedAt = 0;
   let ticking = 0;
+  /** When this page's connection dropped (null: connected): the clocks stop there, dimmed.
+   * Whether the server's clock runs meanwhile (is it up?) the page cannot know; run down to
+   * 0:00 in red, it read like a loss on time that never happened (QA). */
+  let lostAt = /** @type {number | null} */ (null);
   /** The next game's URL once this page has set off for it (every later state names it too). */
   let leavingFor = "";
   const invite = new URLSearchParams(window.location.search).get("invite");
@@ -116,7 +120,7 @@ export function createFriendPanel(root, { gameId, act, say, names }) {
     const clock = state?.friend.clock;
     $("clocks").hidden = !clock;
     if (!clock) return;
-    const passed = performance.now() - receivedAt;
+    const passed = (lostAt ?? performance.now()) - receivedAt;
     for (const side of [0, 1]) {
       const running = clock.running === side && state.status === "playing";
       const left = clock.remaining_ms[side] - (running ? passed : 0);
@@ -201,5 +205,14 @@ export function createFriendPanel(root, { gameId, act, say, names }) {
     window.location.assign(leavingFor);
   }
 
-  return { render, heard };
+  /** The page's connection dropped (false) or came back (true; its join's state follows). */
+  function connection(/** @type {boolean} */ connected) {
+    if (connected === (lostAt === null)) return;
+    lostAt = connected ? null : performance.now();
+    $("clocks").classList.toggle("is-stale", !connected);
+    $("clocks").title = connected ? "" : "The clocks as of the last news from the server: reconnecting…";
+    tick();
+  }
+
+  return { render, heard, connection };
 }

@@ -84,11 +84,15 @@ const socket = connectGame(EV, gameId, {
   connected: () =>
     update(
       () => ((model.connected = true), (joining = true), (connections += 1)),
-      () => status.clearConnection(),
+      () => (status.clearConnection(), friendPanel?.connection(true)),
     ),
   // A move on its way when the line dropped is not drawn as played: the state sent on
   // reconnecting says whether the server got it.
-  disconnected: () => update(() => ((model.connected = false), (model.pending = null)), () => status.connectionLost()),
+  disconnected: () =>
+    update(
+      () => ((model.connected = false), (model.pending = null)),
+      () => (status.connectionLost(), friendPanel?.connection(false)),
+    ),
   [EV.state]: (state) => {
     // States can cross on the way (a join's answer and a room broadcast): the newest wins.
     if (typeof state.version === "number" && state.version < (model.state.version ?? 0)) return;
@@ -115,7 +119,8 @@ const socket = connectGame(EV, gameId, {
       if (next) socket.analyse(next.algorithm, next.from);
     }),
   [EV.scores]: (payload) => update(() => M.noteScores(model, payload)),
-  [EV.queued]: (payload) => update(() => (model.queued = payload.position ?? 0)),
+  // The engine's move waits for a free engine (an analysis's wait is the analysis's own).
+  [EV.queued]: (payload) => payload.kind !== "analysis" && update(() => (model.queued = payload.position ?? 0)),
   [EV.error]: (error) =>
     update(() => {
       model.pending = null;
@@ -262,15 +267,12 @@ async function copyLink() {
 }
 
 let undoneAt = null; // the state version an undo was sent from: a second click there waits
-let undoneMove = null; // the player's move the last undo took back: the focus goes there
 $("undo").addEventListener("click", () => {
   status.clear();
   if (!model.connected) return status.error("Not connected to the server: nothing was taken back. Try again once it is back.");
   if (undoneAt === model.state.version) return; // a double click: one turn is taken back
   undoneAt = model.state.version;
-  const moves = model.state.moves;
-  undoneMove = [...moves].filter((_, ply) => ply % 2 === model.state.human_side).at(-1) ?? null;
-  socket.undo(moves.length);
+  socket.undo(model.state.moves.length);
 });
 $("new-game").addEventListener("click", () => startAnother("new"));
 $("rematch").addEventListener("click", () => startAnother("rematch"));
@@ -410,12 +412,11 @@ function render() {
   undo.disabled = !player || !M.canUndo(model);
   undo.hidden = friend;
   // Disabled under the keyboard's focus (the last move taken back), it would drop the
-  // focus to the top of the page: the board takes it, on the move just taken back.
+  // focus to the top of the page: the board takes it (digits play, Tab reaches its cells).
   if (held && (undo.disabled || undo.hidden)) {
-    if (undoneMove !== null) board.focusMove(undoneMove);
-    if (document.activeElement === undo || document.activeElement === document.body) {
-      board.element.querySelector("button")?.focus();
-    }
+    // The board itself, not a cell: a repeated Enter must not play a move (QA).
+    board.element.tabIndex = -1;
+    board.element.focus();
   }
   $("new-game").hidden = !player || friend;
   $("rematch").hidden = !player || friend;

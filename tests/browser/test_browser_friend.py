@@ -301,6 +301,29 @@ def test_a_player_whose_connection_dropped_as_the_rematch_was_agreed_goes_on_to_
     assert not errors, errors
 
 
+def test_the_clocks_stop_dimmed_while_the_pages_connection_is_down(
+    page: Page, contexts: list[BrowserContext]
+) -> None:
+    """Run down to a red 0:00.0 under "Reconnecting…", the friend's clock read like a loss
+    on time that never happened (QA: the server was down, and gave the time back)."""
+    page.add_init_script(KEEP_SOCKET)
+    friend_page = contexts[0].new_page()
+    page.goto(create_by_api(page, "tictactoe", clock={"initial": 60, "increment": 0}))
+    take_the_seat(friend_page, invite_link(page))
+    GamePage(page).click("5")  # the friend's time runs
+    clocks = page.locator('[data-friend="clocks"]')
+    running = page.locator('[data-friend="clock-1"] .clock-time')
+    expect(page.locator('[data-friend="clock-1"]')).to_have_class(re.compile(r"\bis-running\b"))
+    page.evaluate("window.__socket.disconnect()")
+    expect(clocks).to_have_class(re.compile(r"\bis-stale\b"))
+    frozen = running.inner_text()
+    page.wait_for_timeout(1500)  # a clock that ran would have moved by now
+    expect(running).to_have_text(frozen)
+    page.evaluate("window.__socket.connect()")
+    expect(clocks).not_to_have_class(re.compile(r"\bis-stale\b"))
+    expect(running).not_to_have_text(frozen)  # live again, from the server's time
+
+
 def test_a_game_called_off_invites_nobody_and_evaluates_nothing(
     page: Page, contexts: list[BrowserContext], screenshots: Path
 ) -> None:
