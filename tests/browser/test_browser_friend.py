@@ -238,11 +238,9 @@ def create_by_api(page: Page, game: str, **settings: object) -> str:
     return url
 
 
-def test_back_from_a_rematch_finds_the_finished_game_to_review(
-    page: Page, contexts: list[BrowserContext]
-) -> None:
-    friend_page = contexts[0].new_page()
-    errors = watch_errors(friend_page)
+def resigned_game(page: Page, friend_page: Page) -> str:
+    """A tic-tac-toe game between ``page`` (its creator) and ``friend_page``, one move in,
+    the creator resigned: its URL."""
     page.goto(create_by_api(page, "tictactoe"))
     take_the_seat(friend_page, invite_link(page))
     GamePage(page).click("5")
@@ -250,7 +248,15 @@ def test_back_from_a_rematch_finds_the_finished_game_to_review(
     page.once("dialog", lambda dialog: dialog.accept())  # "Resign this game?"
     page.get_by_role("button", name="Resign").click()
     expect(page.locator("#turn")).to_contain_text("Your friend won by resignation")
-    finished = page.url
+    return page.url
+
+
+def test_back_from_a_rematch_finds_the_finished_game_to_review(
+    page: Page, contexts: list[BrowserContext]
+) -> None:
+    friend_page = contexts[0].new_page()
+    errors = watch_errors(friend_page)
+    finished = resigned_game(page, friend_page)
     friend_page.get_by_role("button", name="Rematch, swap colours").click()
     page.locator(".friend-offer").get_by_role("button", name="Accept").click()
     for viewer in (page, friend_page):
@@ -280,14 +286,7 @@ def test_a_player_whose_connection_dropped_as_the_rematch_was_agreed_goes_on_to_
     page.add_init_script(KEEP_SOCKET)
     friend_page = contexts[0].new_page()
     errors = watch_errors(friend_page)
-    page.goto(create_by_api(page, "tictactoe"))
-    take_the_seat(friend_page, invite_link(page))
-    GamePage(page).click("5")
-    GamePage(friend_page).wait_for_moves(1)
-    page.once("dialog", lambda dialog: dialog.accept())  # "Resign this game?"
-    page.get_by_role("button", name="Resign").click()
-    expect(page.locator("#turn")).to_contain_text("Your friend won by resignation")
-    finished = page.url
+    finished = resigned_game(page, friend_page)
     page.get_by_role("button", name="Rematch, swap colours").click()
     accept = friend_page.locator(".friend-offer").get_by_role("button", name="Accept")
     expect(accept).to_be_visible()
