@@ -99,8 +99,13 @@ def _check(settings: Mapping[str, Any]) -> None:
         raise SettingsError("the custom level needs a depth, a time or both")
 
 
+def game_depth_bound(game: str) -> int:
+    """The deepest custom depth ``game`` takes (``GAME_MAX_DEPTH``; else ``MAX_DEPTH``)."""
+    return GAME_MAX_DEPTH.get(game, MAX_DEPTH)
+
+
 def _check_game_depth(depth: int | None, game: str) -> None:
-    bound = GAME_MAX_DEPTH.get(game, MAX_DEPTH)
+    bound = game_depth_bound(game)
     if depth is not None and depth > bound:
         name = GAME_LABELS.get(game, game)
         raise SettingsError(

@@ -75,7 +75,7 @@ export function bindSettings(root, { limits, onChange = (_partial) => {}, onInva
     const max = maxDepth();
     input.max = String(max);
     if (range) range.textContent = depthRangeText(max);
-    if (input.value.trim() !== "") number("depth", 1, max, true); // 9 in Connect Four, 30 in tic-tac-toe
+    if (input.value.trim() !== "") number("depth", 1, max, true); // 30: fine in Connect Four, refused in tic-tac-toe
   }
 
   function syncLevel() {

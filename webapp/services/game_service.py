@@ -27,7 +27,13 @@ from typing import Any
 
 from webapp import protocol
 from webapp.engine.game import IllegalMoveError
-from webapp.game_settings import MID_GAME_KEYS, SettingsError, engine_side, merge_settings
+from webapp.game_settings import (
+    MID_GAME_KEYS,
+    SettingsError,
+    engine_side,
+    game_depth_bound,
+    merge_settings,
+)
 from webapp.games import new_game
 from webapp.search_pool import Pool
 from webapp.services.errors import GameError
@@ -215,8 +221,8 @@ class GameService:
         """
         old = self._seated(game_id, token)
         settings = dict(old.settings)
-        bound = protocol.GAME_MAX_DEPTH.get(old.game)
-        if isinstance(settings.get("depth"), int) and bound and settings["depth"] > bound:
+        bound = game_depth_bound(old.game)
+        if isinstance(settings.get("depth"), int) and settings["depth"] > bound:
             # Kept from before the game's own bound: past the board's end it searches the
             # same tree, so the next game takes the bound (the bound's refusal is for asks).
             settings["depth"] = bound

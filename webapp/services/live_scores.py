@@ -480,11 +480,7 @@ class LiveScores:
                 if self._scoring.get(game_id) is not scoring or scoring.job is not None:
                     return  # the game moved on meanwhile
             if not scoring.last_pass and not scoring.complete:
-                refused = not self._submit(scoring, scoring.limits, last_pass=True)
-                if refused and not self._plan_retry(game_id, scoring) and scoring.sent:
-                    with self._guard:  # under load, no full pass: the page said
-                        payload = scoring.payload()  # "solving…", no longer
-                    out.send(protocol.SCORES, payload, game_id)
+                self._full_pass(game_id, scoring, out)
             else:
                 self._ponder(scoring)
                 self._score_options(game_id)  # behind the pondering (a lesser class)
@@ -509,7 +505,7 @@ class LiveScores:
         return True
 
     def _retry(self, game_id: str, scoring: Scoring) -> None:
-        """A shed pass's time to be asked again (the process's timer thread)."""
+        """A shed pass's time to be asked again (in turn with the game's news)."""
         if self._closing:
             return
         out = Outbox()
@@ -519,13 +515,20 @@ class LiveScores:
                     if self._scoring.get(game_id) is not scoring or scoring.retry is None:
                         return  # the game moved on, or was forgotten
                     scoring.retry = None
-                submitted = self._submit(scoring, scoring.limits, last_pass=True)
-                if not submitted and not self._plan_retry(game_id, scoring) and scoring.sent:
-                    with self._guard:  # no more tries: the page said "solving…", no longer
-                        payload = scoring.payload()
-                    out.send(protocol.SCORES, payload, game_id)
+                self._full_pass(game_id, scoring, out)
         finally:
             out.flush(self.emit)
+
+    def _full_pass(self, game_id: str, scoring: Scoring, out: Outbox) -> None:
+        """Submit the position's full pass (the game's lock held). Refused under load, it
+        is asked again later; past its retries, the page that said "solving…" hears that
+        nothing more is coming."""
+        if self._submit(scoring, scoring.limits, last_pass=True):
+            return
+        if not self._plan_retry(game_id, scoring) and scoring.sent:
+            with self._guard:
+                payload = scoring.payload()
+            out.send(protocol.SCORES, payload, game_id)
 
     def _options_done(self, game_id: str) -> None:
         """After a first pass over the engine's options: their exact pass, now if the
