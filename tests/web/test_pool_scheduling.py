@@ -401,3 +401,24 @@ def test_an_analysis_stopped_twice_for_replies_then_runs_to_its_end(pools: Pools
     pools.recorder.result(late)
     assert pools.recorder.finished == ["e1", "e2", "analysis", "e3"]
     assert len(pools.holds.runs("analysis")) == 3
+
+
+def test_the_relay_is_woken_only_when_it_has_something_to_do(
+    pools: Pools, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A job handed straight to an idle worker wakes no relay thread (its result will, from
+    the worker's pipe); a job left waiting (its place is due on time) and a stop do."""
+    pool = pools(1)
+    wakes: list[str] = []
+    wake = pool._wake
+    monkeypatch.setattr(pool, "_wake", lambda: (wakes.append("wake"), wake()))
+    quick = pool.submit(job("e0"))
+    assert pools.recorder.result(quick)[0]["best_move"] == "e0" and wakes == []
+    held = pool.submit(job("e1", "hold"))
+    pools.holds.started("e1")
+    assert wakes == []
+    waiting = pool.submit(job("e2"))
+    assert wakes == ["wake"]
+    pool.cancel(held)  # told to stop: killed by the relay if it does not
+    assert wakes == ["wake", "wake"]
+    pools.recorder.result(waiting)

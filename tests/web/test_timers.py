@@ -33,7 +33,7 @@ def test_calls_run_in_the_order_of_their_times_and_cancelled_ones_never() -> Non
     timers.call_later(0.04, done.set)
     wait_until(lambda: ran == ["first"])  # the only one due yet
     clock.now = 1.0
-    timers.call_later(1.0, lambda: None)  # wakes the thread: every other one is due now
+    timers.wake()  # every other one is due now
     assert done.wait(WAIT)
     assert ran == ["first", "second", "third"]
     timers.close()
@@ -47,7 +47,7 @@ def test_a_call_waits_for_its_time() -> None:
     wait_until(lambda: timers.pending() == 1)
     assert not ran.wait(0.05)  # its time has not come on the clock
     clock.now = 10.0
-    timers.call_later(0.0, lambda: None)  # wakes the thread: it looks at the clock again
+    timers.wake()  # it looks at the clock again
     assert ran.wait(WAIT)
     timers.close()
 
@@ -109,3 +109,20 @@ def test_five_hundred_retries_start_no_thread_each() -> None:
     finally:
         games.close()
         timers.close()
+
+
+def test_the_thread_is_woken_only_for_a_call_due_before_the_one_it_waits_for() -> None:
+    """A later call waits in the heap: the thread sleeps on (a crowd's retries, each due
+    seconds later, used to wake it once each for nothing)."""
+    clock = Clock()
+    timers = Timers(clock=clock)
+    timers.call_later(10.0, lambda: None)  # starts the thread, which waits for this one
+    notified: list[str] = []
+    notify = timers._changed.notify
+    timers._changed.notify = lambda n=1: (notified.append("notify"), notify(n))  # type: ignore[method-assign]
+    timers.call_later(20.0, lambda: None)
+    timers.call_later(10.0, lambda: None)  # the same time, behind the first
+    assert notified == []
+    timers.call_later(5.0, lambda: None)
+    assert notified == ["notify"]
+    timers.close()

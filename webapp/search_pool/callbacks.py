@@ -47,6 +47,10 @@ class Callbacks:
         """Queue ``on_<kind>(job, *args)`` (the caller holds the pool's lock)."""
         self._events.append((kind, (job, *args)))
 
+    def pending(self) -> bool:
+        """Callbacks are queued, not called yet (the caller holds the pool's lock)."""
+        return bool(self._events)
+
     def notice_due(self) -> float | None:
         """When (``time.monotonic``) a waiting job's place is first due to be told, if one
         is to be (the caller holds the pool's lock): the relay is awake by then."""

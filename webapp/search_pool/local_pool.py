@@ -238,7 +238,9 @@ class SearchPool:
                 self._forget(shed)
                 self._callbacks.put("result", shed, None, DROPPED)
             self._dispatch()
-        self._wake()
+            wake = self._relay_needed()
+        if wake:
+            self._wake()
         return job.id
 
     def has_room(
@@ -278,7 +280,9 @@ class SearchPool:
                     if slot.run is not None and slot.run.job is job and not slot.run.aborting:
                         self._stop(slot)
                     # one sent ahead is stopped when it comes up (``_handle``), unreported
-        self._wake()
+            wake = self._relay_needed()
+        if wake:
+            self._wake()
 
     def stats(self) -> dict[str, Any]:
         """What the health check reports: workers alive and busy, jobs waiting per class."""
@@ -300,6 +304,18 @@ class SearchPool:
             }
 
     # -- scheduling (the caller holds the lock) -----------------------------------------
+    def _relay_needed(self) -> bool:
+        """After a submit or a cancel: must the relay thread look now, rather than at the
+        workers' next message or its own tick? Only when a callback is queued (a job
+        shed), a job waits (its place is told on time, ``callbacks.NOTICE_SECONDS``) or a
+        search was told to stop (killed if it ignores that). A job handed straight to a
+        worker needs no relay: a crowd's moves then wake it once a result, not twice."""
+        return (
+            self._callbacks.pending()
+            or self._scheduler.waiting() > 0
+            or any(slot.run is not None and slot.run.stop_by for slot in self._slots)
+        )
+
     def _dispatch(self) -> None:
         """Hand waiting jobs to idle workers, then preempt for a waiting engine move."""
         if self._closed:

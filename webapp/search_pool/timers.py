@@ -61,8 +61,15 @@ class Timers:
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._loop, name=self.name, daemon=True)
                 self._thread.start()
-            self._changed.notify()  # it may be due sooner than what the thread waits for
+            elif self._heap[0] is delayed:  # due sooner than what the thread waits for
+                self._changed.notify()
         return delayed
+
+    def wake(self) -> None:
+        """Make the thread look at the clock again now (a clock of a test's, moved on: the
+        thread sleeps until the first call's time, and is woken only for an earlier one)."""
+        with self._changed:
+            self._changed.notify()
 
     def pending(self) -> int:
         """Calls waiting, not cancelled."""

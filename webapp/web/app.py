@@ -43,6 +43,7 @@ from webapp.web import (
     pages,
     sockets,  # noqa: F401  (importing it registers its handlers)
     tree,
+    websocket,
 )
 from webapp.web.config import DEFAULTS
 from webapp.web.extensions import Lookahead, socketio
@@ -115,6 +116,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         serializer=SafePacket,  # unreadable packets become one error event, not a traceback
         client_manager=client_manager(redis_url),
     )
+    websocket.install(socketio.server.eio)  # gunicorn's WebSockets: no reader or writer thread
     app.wsgi_app = nodelay.NoDelay(app.wsgi_app)  # type: ignore[method-assign]
     if app.config["TRUSTED_PROXIES"]:  # outermost: Socket.IO's requests see the real address too
         hops = int(app.config["TRUSTED_PROXIES"])

@@ -42,6 +42,10 @@ FIXED = {
     "Referrer-Policy": "same-origin",
 }
 
+#: A response that loads nothing, written below the app (gunicorn's own error pages, a
+#: refused WebSocket handshake): the fixed headers and a policy that allows nothing.
+BARE = {"Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'", **FIXED}
+
 
 def add_headers(response: BaseResponse) -> BaseResponse:
     """Set the security headers (a view's own values, if any, are kept)."""

@@ -31,7 +31,7 @@ from gunicorn.workers.gthread import ThreadWorker
 
 from webapp.web.app import close_app, create_app
 from webapp.web.extensions import socketio
-from webapp.web.headers import FIXED
+from webapp.web.headers import BARE
 
 log = logging.getLogger(__name__)
 
@@ -111,13 +111,7 @@ def close_connections() -> None:
 
 #: The security headers of the error pages gunicorn writes itself (a request it could not
 #: read: 400, 414, 431), which never reach the app's (``headers.py``): they load nothing.
-ERROR_HEADERS = "".join(
-    f"{name}: {value}\r\n"
-    for name, value in {
-        "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
-        **FIXED,
-    }.items()
-).encode("latin-1")
+ERROR_HEADERS = "".join(f"{name}: {value}\r\n" for name, value in BARE.items()).encode("latin-1")
 
 
 class HeadedErrors:

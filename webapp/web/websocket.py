@@ -1,0 +1,384 @@
+"""Engine.IO's WebSocket transport under gunicorn: one thread per connection, not three.
+
+Engine.IO's threading mode serves a WebSocket with simple-websocket: a thread reads the
+socket and wakes the connection's own (gunicorn's) thread for each message, and a
+writer thread wakes for each packet sent, taking it from the Engine.IO socket's queue.
+Every event a page sends and every one it receives is a thread hand-off; with a
+hundred players, two thirds of the web process's threads are those two, and the hand-
+offs were most of a move's web CPU (docs/operations.md, "A move's CPU").
+
+Here the connection's own thread reads and decodes its frames (``Connection.receive``),
+and a packet is written by the thread that sends it (``SocketQueue``, Engine.IO's
+per-socket queue, once the WebSocket is attached): no reader and no writer thread.
+Writing never waits for a client: a frame goes out with ``MSG_DONTWAIT``; what the
+kernel will not take at once waits in the connection's backlog, written by a thread
+started for it that ends once the backlog is empty, so a page that reads slowly (or
+not at all) never holds the thread that sent to it. A backlog past
+``BACKLOG_BYTES`` ends the connection: the page reconnects and is sent the game afresh.
+
+Only gunicorn's connections are served here (``environ["gunicorn.socket"]``, a
+blocking socket); anything else (``--dev``, Werkzeug) goes to simple-websocket as
+before. ``install(eio)`` puts both in an Engine.IO server in threading mode.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import socket
+import threading
+from collections import deque
+from collections.abc import Iterable
+from contextlib import suppress
+from typing import Any
+
+from engineio import exceptions, packet
+from engineio.async_drivers._websocket_wsgi import SimpleWebSocketWSGI
+from wsproto import ConnectionType, WSConnection
+from wsproto.events import (
+    AcceptConnection,
+    BytesMessage,
+    CloseConnection,
+    Message,
+    Ping,
+    Request,
+    TextMessage,
+)
+from wsproto.frame_protocol import CloseReason
+from wsproto.utilities import LocalProtocolError, RemoteProtocolError
+
+from webapp.web.headers import BARE
+
+log = logging.getLogger(__name__)
+
+#: Bytes read from the socket at a time.
+RECEIVE_BYTES = 16384
+#: Bytes a connection may have waiting for a client that does not read before it is
+#: ended (a game's state is a few kilobytes: this is hundreds of events behind).
+BACKLOG_BYTES = 1 << 20
+#: Seconds a finished connection waits for its backlog to be written before it closes.
+LINGER_SECONDS = 2.0
+#: The answer to an upgrade request that is no valid WebSocket handshake (written on the
+#: socket: Engine.IO takes whatever this transport returns for its own packets).
+_REFUSAL = b"Not a valid WebSocket handshake.\n"
+REFUSED = (
+    b"HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: text/plain\r\n"
+    + "".join(f"{name}: {value}\r\n" for name, value in BARE.items()).encode("latin-1")
+    + f"Content-Length: {len(_REFUSAL)}\r\n\r\n".encode()
+    + _REFUSAL
+)
+
+
+class Closed(Exception):
+    """The connection is over: nothing more is sent or read."""
+
+
+class Connection:
+    """One WebSocket, server side, over a blocking socket.
+
+    ``receive`` is called by the connection's own thread only; ``send`` and ``close``
+    by any thread. The wsproto state is shared, under ``_lock``.
+    """
+
+    def __init__(self, sock: socket.socket, max_message: int) -> None:
+        self._sock = sock
+        self._max_message = max_message
+        self._ws = WSConnection(ConnectionType.SERVER)
+        self._lock = threading.Lock()
+        self._messages: deque[str | bytes] = deque()
+        self._parts: list[str | bytes] = []
+        self._part_bytes = 0
+        self._open = False  # the handshake answered, and no close frame sent or read
+        self._backlog: deque[bytes] | None = None  # frames the kernel has not taken yet
+        self._backlog_bytes = 0
+        self._writer: threading.Thread | None = None
+
+    # -- the handshake -----------------------------------------------------------------
+
+    def accept(self, environ: dict[str, Any]) -> bool:
+        """Answer the upgrade request ``environ`` describes; False if it is no valid one."""
+        lines = [f"GET {environ.get('RAW_URI') or '/'} HTTP/1.1"]
+        for key, value in environ.items():
+            if key.startswith("HTTP_"):
+                lines.append(f"{key[5:].replace('_', '-')}: {value}")
+        request = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1", "replace")
+        try:
+            self._ws.receive_data(request)
+            events = list(self._ws.events())
+        except RemoteProtocolError as error:
+            log.info("refused a WebSocket handshake: %s", error)
+            return False
+        if not any(isinstance(event, Request) for event in events):
+            return False
+        with self._lock:
+            self._write(self._ws.send(AcceptConnection()))
+            self._open = True
+        return True
+
+    # -- reading, on the connection's own thread ---------------------------------------
+
+    def receive(self) -> str | bytes | None:
+        """The next whole message, or None once the connection is over."""
+        while not self._messages:
+            if not self._open:
+                return None
+            try:
+                data = self._sock.recv(RECEIVE_BYTES)
+            except OSError:
+                data = b""
+            with self._lock:
+                if not data:
+                    self._open = False
+                    return None
+                try:
+                    self._ws.receive_data(data)
+                    self._take(self._ws.events())
+                except (RemoteProtocolError, LocalProtocolError) as error:
+                    log.info("a WebSocket broke the protocol: %s", error)
+                    self._end()
+        return self._messages.popleft()
+
+    def _take(self, events: Iterable[Any]) -> None:
+        """Under the lock: keep the messages among ``events``, answer pings and closes."""
+        for event in events:
+            if isinstance(event, (TextMessage, BytesMessage)):
+                self._part_bytes += len(event.data)
+                if self._part_bytes > self._max_message:
+                    self._close_frame(CloseReason.MESSAGE_TOO_BIG, "Message is too big")
+                    self._end()
+                    return
+                if isinstance(event, TextMessage):
+                    self._parts.append(event.data)
+                else:
+                    self._parts.append(bytes(event.data))
+                if event.message_finished:
+                    parts, self._parts, self._part_bytes = self._parts, [], 0
+                    if isinstance(event, TextMessage):
+                        self._messages.append("".join(map(str, parts)))
+                    else:
+                        self._messages.append(
+                            b"".join(part for part in parts if isinstance(part, bytes))
+                        )
+            elif isinstance(event, Ping):
+                self._write(self._ws.send(event.response()))
+            elif isinstance(event, CloseConnection):
+                if self._open:
+                    self._write(self._ws.send(event.response()))
+                self._end()
+                return
+
+    # -- writing, on any thread ----------------------------------------------------------
+
+    def send(self, message: str | bytes) -> None:
+        """Write one message; raises ``Closed`` once the connection is over."""
+        with self._lock:
+            if not self._open:
+                raise Closed
+            if isinstance(message, bytes):
+                self._write(self._ws.send(Message(data=message)))
+            else:
+                self._write(self._ws.send(TextMessage(data=message)))
+
+    def close(self) -> None:
+        """Send a close frame, then stop reading: ``receive`` returns None at once."""
+        with self._lock:
+            if self._open:
+                self._close_frame(CloseReason.NORMAL_CLOSURE, None)
+            self._end()
+
+    def linger(self, seconds: float = LINGER_SECONDS) -> None:
+        """Wait (a bounded time) for the backlog's writer, before the socket is closed."""
+        writer = self._writer
+        if writer is not None:
+            writer.join(seconds)
+
+    def _close_frame(self, code: int, reason: str | None) -> None:
+        with suppress(LocalProtocolError):  # a close frame went out already
+            self._write(self._ws.send(CloseConnection(code, reason)))
+
+    def _end(self) -> None:
+        """Under the lock: the connection is over; the reading thread stops waiting."""
+        self._open = False
+        with suppress(OSError):
+            self._sock.shutdown(socket.SHUT_RD)
+
+    def _write(self, data: bytes) -> None:
+        """Under the lock: write ``data`` now, as far as the kernel takes it without
+        waiting; the rest joins the backlog and a thread of its own writes it."""
+        if not data:
+            return
+        if self._backlog is not None:
+            self._backlog.append(data)
+            self._backlog_bytes += len(data)
+            if self._backlog_bytes > BACKLOG_BYTES:
+                log.info("a WebSocket's client left %d bytes unread: ended", self._backlog_bytes)
+                self._abort()
+            return
+        try:
+            sent = self._sock.send(data, socket.MSG_DONTWAIT)
+        except (BlockingIOError, InterruptedError):
+            sent = 0
+        except OSError:
+            self._abort()
+            return
+        if sent < len(data):
+            self._backlog = deque([data[sent:]])
+            self._backlog_bytes = len(data) - sent
+            self._writer = threading.Thread(
+                target=self._write_backlog, name="websocket-backlog", daemon=True
+            )
+            self._writer.start()
+
+    def _write_backlog(self) -> None:
+        while True:
+            with self._lock:
+                backlog = self._backlog
+                if not backlog:
+                    self._backlog, self._backlog_bytes = None, 0
+                    return
+                chunk = backlog.popleft()
+                self._backlog_bytes -= len(chunk)
+            try:
+                self._sock.sendall(chunk)  # a blocking socket: waits for the client
+            except OSError:
+                with self._lock:
+                    self._abort()
+                return
+
+    def _abort(self) -> None:
+        """Under the lock: drop the connection without a word (the client is gone or stuck)."""
+        self._open = False
+        self._backlog, self._backlog_bytes = deque(), 0
+        with suppress(OSError):
+            self._sock.shutdown(socket.SHUT_RDWR)
+
+
+class SocketQueue(queue.Queue):  # type: ignore[type-arg]  # Engine.IO's packets
+    """An Engine.IO socket's outgoing packets (Engine.IO's ``queue`` driver).
+
+    A plain queue while the socket long-polls or upgrades; once ``attach`` gives it
+    its WebSocket, what was queued is written in order and every later packet is
+    written at once by the thread that sends it. ``None`` (Engine.IO's "close") closes
+    the WebSocket.
+    """
+
+    def __init__(self, maxsize: int = 0) -> None:
+        super().__init__(maxsize)
+        self._switch = threading.Lock()
+        self._connection: Connection | None = None
+
+    def attach(self, connection: Connection) -> None:
+        with self._switch:
+            while True:
+                try:
+                    item = self.get_nowait()
+                except queue.Empty:
+                    break
+                self.task_done()
+                _deliver(connection, item)
+            self._connection = connection
+
+    def put(self, item: Any, block: bool = True, timeout: float | None = None) -> None:
+        connection = self._connection
+        if connection is None:
+            with self._switch:
+                connection = self._connection
+                if connection is None:
+                    super().put(item, block, timeout)
+                    return
+        _deliver(connection, item)
+
+
+def _deliver(connection: Connection, item: packet.Packet | None) -> None:
+    if item is None:
+        connection.close()
+        return
+    with suppress(Closed):  # as a queue no writer reads any more: the packet is dropped
+        connection.send(item.encode())
+
+
+class WebSocketTransport:
+    """Engine.IO's ``websocket`` driver: ``WebSocketTransport(handler, server)(environ,
+    start_response)`` serves one WebSocket until it closes, on the calling thread.
+
+    ``handler`` is the Engine.IO socket's ``_websocket_handler``; under gunicorn its
+    socket is served here instead (the same steps: the upgrade's probe, then one packet
+    after another), so that no writer thread is started.
+    """
+
+    def __init__(self, handler: Any, server: Any, **kwargs: Any) -> None:
+        self.handler, self.server, self.kwargs = handler, server, kwargs
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
+        sock = environ.get("gunicorn.socket")
+        eio_socket = getattr(self.handler, "__self__", None)
+        queued = getattr(eio_socket, "queue", None)
+        if (
+            eio_socket is None
+            or not isinstance(sock, socket.socket)
+            or not isinstance(queued, SocketQueue)
+        ):
+            return SimpleWebSocketWSGI(self.handler, self.server, **self.kwargs)(
+                environ, start_response
+            )
+        sock.setblocking(True)  # as gthread hands it over; sends say MSG_DONTWAIT themselves
+        connection = Connection(sock, self.server.max_http_buffer_size)
+        if not connection.accept(environ):
+            eio_socket.close(wait=False, abort=True)
+            with suppress(OSError):
+                sock.sendall(REFUSED)
+            raise StopIteration
+        try:
+            serve(eio_socket, connection)
+        finally:
+            connection.close()
+            connection.linger()
+        raise StopIteration  # gthread's word for "done with": it closes the socket
+
+
+def _decoded(message: str | bytes | None) -> packet.Packet | None:
+    if message is None:
+        return None
+    try:
+        return packet.Packet(encoded_packet=message)
+    except Exception:  # a client's garbage: the connection ends
+        log.info("an unreadable Engine.IO packet: the WebSocket ends")
+        return None
+
+
+def serve(eio_socket: Any, connection: Connection) -> None:
+    """Engine.IO's steps for a WebSocket (``Socket._websocket_handler``), on this thread."""
+    if eio_socket.connected:  # upgraded from long-polling: the probe, then UPGRADE
+        eio_socket.upgrading = True  # the polling side answers nothing more
+        probe = _decoded(connection.receive())
+        if probe is None or probe.packet_type != packet.PING or probe.data != "probe":
+            eio_socket.upgrading = False
+            return
+        with suppress(Closed):
+            connection.send(packet.Packet(packet.PONG, data="probe").encode())
+        eio_socket.queue.put(packet.Packet(packet.NOOP))  # ends the poll under way
+        upgrade = _decoded(connection.receive())
+        if upgrade is None or upgrade.packet_type != packet.UPGRADE:
+            eio_socket.upgrading = False
+            return
+        eio_socket.upgraded, eio_socket.upgrading = True, False
+    else:
+        eio_socket.connected = eio_socket.upgraded = True
+    eio_socket.queue.attach(connection)
+    try:
+        while (pkt := _decoded(connection.receive())) is not None:
+            try:
+                eio_socket.receive(pkt)
+            except exceptions.UnknownPacketError:
+                continue
+            except exceptions.SocketIsClosedError:
+                break
+    except Exception:  # as Engine.IO: logged, and the connection ends properly
+        log.exception("a WebSocket's packet failed")
+    finally:
+        eio_socket.close(wait=False, abort=True, reason=eio_socket.server.reason.TRANSPORT_CLOSE)
+
+
+def install(eio: Any) -> None:
+    """Serve ``eio``'s (an Engine.IO server in threading mode) WebSockets here."""
+    eio._async = {**eio._async, "queue": SocketQueue, "websocket": WebSocketTransport}
