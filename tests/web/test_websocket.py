@@ -130,6 +130,18 @@ def test_a_message_past_the_limit_ends_the_connection(pair: tuple[Connection, Cl
         connection.send("too late")
 
 
+def test_empty_fragments_count_against_the_limit(pair: tuple[Connection, Client]) -> None:
+    """A message sent as endless empty parts would otherwise grow for ever in memory."""
+    connection, client = pair
+    client.send(TextMessage(data="4", message_finished=False))
+    for _ in range(2 * MAX_MESSAGE // websocket.FRAGMENT_COST):
+        client.send(TextMessage(data="", message_finished=False))
+    client.send(TextMessage(data="2"))
+    assert connection.receive() is None  # not "42"
+    (close,) = client.events(1)
+    assert isinstance(close, CloseConnection) and close.code == 1009
+
+
 def test_the_client_closing_ends_reading(pair: tuple[Connection, Client]) -> None:
     connection, client = pair
     client.send(TextMessage(data="4"))
@@ -172,6 +184,15 @@ def test_a_client_that_does_not_read_never_holds_the_sender(
     connection.linger()
     assert connection._backlog is None and connection._writer is not None
     assert not connection._writer.is_alive()  # the backlog's thread ends with it
+
+
+def test_a_finished_connection_ends_its_backlogs_writer(pair: tuple[Connection, Client]) -> None:
+    connection, _ = pair
+    while connection._backlog is None:  # the client reads nothing
+        connection.send("w" * 60_000)
+    connection.close()
+    connection.linger(0.05)  # the writer waits for the client in vain, then is ended
+    assert connection._writer is not None and not connection._writer.is_alive()
 
 
 def test_a_backlog_past_its_bound_ends_the_connection(
@@ -227,6 +248,17 @@ def test_before_attaching_a_packet_waits_for_the_long_poll() -> None:
     queued = SocketQueue()
     queued.put(packet.Packet(packet.NOOP))
     assert queued.get(timeout=WAIT).packet_type == packet.NOOP
+
+
+def test_closing_a_socket_mid_upgrade_closes_the_websocket_it_upgrades_to() -> None:
+    """Engine.IO's ping timeout during an upgrade the client abandoned: the thread waiting
+    for the client's UPGRADE is let go, and the close waits for no poll."""
+    queued, recorder = SocketQueue(), Recorder()
+    queued.upgrading(recorder)  # type: ignore[arg-type]
+    queued.put(None)
+    assert recorder.closed
+    queued.discard()
+    queued.join()  # Engine.IO's close(wait=True): nothing left to wait for
 
 
 def worker_threads(server: Server) -> int:

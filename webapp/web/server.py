@@ -2,8 +2,8 @@
 
 Flask-SocketIO's deployment guide for its threading mode: gunicorn, **one** worker
 process (a Socket.IO session lives in the process that opened it, so more than one
-would need sticky sessions), many threads, and simple-websocket for WebSocket (it
-takes the connection's socket from ``environ["gunicorn.socket"]``). gevent and
+would need sticky sessions), many threads, and WebSockets served on the connection's
+socket (``environ["gunicorn.socket"]``) by ``webapp.web.websocket``. gevent and
 eventlet are left out on purpose: their monkey-patching does not mix with the search
 processes (multiprocessing, shared memory) and their relay thread.
 

@@ -56,6 +56,9 @@ RECEIVE_BYTES = 16384
 #: Bytes a connection may have waiting for a client that does not read before it is
 #: ended (a game's state is a few kilobytes: this is hundreds of events behind).
 BACKLOG_BYTES = 1 << 20
+#: Bytes each frame of a message counts for, beyond its data, against the message limit
+#: (a stream of empty fragments would otherwise grow a message's parts without bound).
+FRAGMENT_COST = 64
 #: Seconds a finished connection waits for its backlog to be written before it closes.
 LINGER_SECONDS = 2.0
 #: The answer to an upgrade request that is no valid WebSocket handshake (written on the
@@ -142,12 +145,14 @@ class Connection:
         """Under the lock: keep the messages among ``events``, answer pings and closes."""
         for event in events:
             if isinstance(event, (TextMessage, BytesMessage)):
-                self._part_bytes += len(event.data)
-                if self._part_bytes > self._max_message:
+                self._part_bytes += len(event.data) + FRAGMENT_COST
+                if self._part_bytes > self._max_message + FRAGMENT_COST:
                     self._close_frame(CloseReason.MESSAGE_TOO_BIG, "Message is too big")
                     self._end()
                     return
-                if isinstance(event, TextMessage):
+                if not event.data:
+                    pass
+                elif isinstance(event, TextMessage):
                     self._parts.append(event.data)
                 else:
                     self._parts.append(bytes(event.data))
@@ -187,9 +192,15 @@ class Connection:
             self._end()
 
     def linger(self, seconds: float = LINGER_SECONDS) -> None:
-        """Wait (a bounded time) for the backlog's writer, before the socket is closed."""
+        """Wait (a bounded time) for the backlog's writer, then end it, before the socket
+        is closed (a client that reads nothing would hold it for ever)."""
         writer = self._writer
-        if writer is not None:
+        if writer is None or writer.ident is None:
+            return
+        writer.join(seconds)
+        if writer.is_alive():
+            with self._lock:
+                self._abort()  # its blocked send fails at once
             writer.join(seconds)
 
     def _close_frame(self, code: int, reason: str | None) -> None:
@@ -227,7 +238,11 @@ class Connection:
             self._writer = threading.Thread(
                 target=self._write_backlog, name="websocket-backlog", daemon=True
             )
-            self._writer.start()
+            try:
+                self._writer.start()
+            except RuntimeError:  # no thread to be had (out of memory or threads)
+                log.warning("no thread for a WebSocket's backlog: the connection ends")
+                self._abort()
 
     def _write_backlog(self) -> None:
         while True:
@@ -266,9 +281,28 @@ class SocketQueue(queue.Queue):  # type: ignore[type-arg]  # Engine.IO's packets
         super().__init__(maxsize)
         self._switch = threading.Lock()
         self._connection: Connection | None = None
+        self._upgrading: Connection | None = None
+
+    def upgrading(self, connection: Connection | None) -> None:
+        """``connection`` is being upgraded to (None: no more): Engine.IO closing the
+        socket meanwhile (a ping timeout) closes it too, so its thread stops waiting."""
+        with self._switch:
+            self._upgrading = connection
+
+    def discard(self) -> None:
+        """Drop what waits (the socket closed, with nobody left to poll for it), so
+        that Engine.IO's ``close(wait=True)`` does not wait for it."""
+        with self._switch:
+            while True:
+                try:
+                    self.get_nowait()
+                except queue.Empty:
+                    return
+                self.task_done()
 
     def attach(self, connection: Connection) -> None:
         with self._switch:
+            self._upgrading = None
             while True:
                 try:
                     item = self.get_nowait()
@@ -285,16 +319,24 @@ class SocketQueue(queue.Queue):  # type: ignore[type-arg]  # Engine.IO's packets
                 connection = self._connection
                 if connection is None:
                     super().put(item, block, timeout)
+                    if item is None and self._upgrading is not None:
+                        self._upgrading.close()
                     return
         _deliver(connection, item)
 
 
 def _deliver(connection: Connection, item: packet.Packet | None) -> None:
-    if item is None:
-        connection.close()
-        return
-    with suppress(Closed):  # as a queue no writer reads any more: the packet is dropped
-        connection.send(item.encode())
+    """Write ``item`` (None: close), on the sender's thread. A failure ends nothing
+    else: a room's other members still get theirs."""
+    try:
+        if item is None:
+            connection.close()
+        else:
+            connection.send(item.encode())
+    except Closed:
+        pass  # as a queue no writer reads any more: the packet is dropped
+    except Exception:
+        log.exception("a WebSocket's packet could not be written")
 
 
 class WebSocketTransport:
@@ -324,7 +366,8 @@ class WebSocketTransport:
         sock.setblocking(True)  # as gthread hands it over; sends say MSG_DONTWAIT themselves
         connection = Connection(sock, self.server.max_http_buffer_size)
         if not connection.accept(environ):
-            eio_socket.close(wait=False, abort=True)
+            if not eio_socket.connected:  # a session of its own; an upgrade's polls go on
+                eio_socket.close(wait=False, abort=True)
             with suppress(OSError):
                 sock.sendall(REFUSED)
             raise StopIteration
@@ -348,24 +391,16 @@ def _decoded(message: str | bytes | None) -> packet.Packet | None:
 
 def serve(eio_socket: Any, connection: Connection) -> None:
     """Engine.IO's steps for a WebSocket (``Socket._websocket_handler``), on this thread."""
-    if eio_socket.connected:  # upgraded from long-polling: the probe, then UPGRADE
-        eio_socket.upgrading = True  # the polling side answers nothing more
-        probe = _decoded(connection.receive())
-        if probe is None or probe.packet_type != packet.PING or probe.data != "probe":
-            eio_socket.upgrading = False
-            return
-        with suppress(Closed):
-            connection.send(packet.Packet(packet.PONG, data="probe").encode())
-        eio_socket.queue.put(packet.Packet(packet.NOOP))  # ends the poll under way
-        upgrade = _decoded(connection.receive())
-        if upgrade is None or upgrade.packet_type != packet.UPGRADE:
-            eio_socket.upgrading = False
-            return
-        eio_socket.upgraded, eio_socket.upgrading = True, False
-    else:
-        eio_socket.connected = eio_socket.upgraded = True
-    eio_socket.queue.attach(connection)
+    queued: SocketQueue = eio_socket.queue
     try:
+        if eio_socket.connected:  # upgraded from long-polling: the probe, then UPGRADE
+            eio_socket.upgrading = True  # the polling side answers nothing more
+            queued.upgrading(connection)
+            if not _upgraded(eio_socket, connection):
+                return
+        eio_socket.connected = eio_socket.upgraded = True
+        eio_socket.upgrading = False
+        queued.attach(connection)
         while (pkt := _decoded(connection.receive())) is not None:
             try:
                 eio_socket.receive(pkt)
@@ -374,9 +409,27 @@ def serve(eio_socket: Any, connection: Connection) -> None:
             except exceptions.SocketIsClosedError:
                 break
     except Exception:  # as Engine.IO: logged, and the connection ends properly
-        log.exception("a WebSocket's packet failed")
+        log.exception("a WebSocket failed")
     finally:
-        eio_socket.close(wait=False, abort=True, reason=eio_socket.server.reason.TRANSPORT_CLOSE)
+        eio_socket.upgrading = False
+        queued.upgrading(None)
+        if eio_socket.upgraded:
+            reason = eio_socket.server.reason.TRANSPORT_CLOSE
+            eio_socket.close(wait=False, abort=True, reason=reason)
+        elif eio_socket.closed:  # closed during a failed upgrade: nobody polls any more
+            queued.discard()
+
+
+def _upgraded(eio_socket: Any, connection: Connection) -> bool:
+    """The upgrade from long-polling: the client's probe answered, then its UPGRADE."""
+    probe = _decoded(connection.receive())
+    if probe is None or probe.packet_type != packet.PING or probe.data != "probe":
+        return False
+    with suppress(Closed):  # the client gone: its next read says so
+        connection.send(packet.Packet(packet.PONG, data="probe").encode())
+    eio_socket.queue.put(packet.Packet(packet.NOOP))  # ends the poll under way
+    upgrade = _decoded(connection.receive())
+    return upgrade is not None and upgrade.packet_type == packet.UPGRADE
 
 
 def install(eio: Any) -> None:
