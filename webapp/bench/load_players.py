@@ -12,6 +12,7 @@ table row.
 from __future__ import annotations
 
 import contextlib
+import logging
 import random
 import threading
 import time
@@ -26,6 +27,8 @@ import socketio
 from webapp import protocol
 from webapp.engine.game import Game
 from webapp.games import new_game
+
+log = logging.getLogger(__name__)
 
 #: A move with no answer in this time counts as a timeout (the player starts a new game).
 REPLY_TIMEOUT = 30.0
@@ -174,6 +177,7 @@ class Player:
             pass  # counted; this player stops (a rate limit, a full server)
         except Exception as error:  # a client failure is a figure, never a crash
             self.tally.error(f"client:{type(error).__name__}")
+            log.warning("a player stopped: %s: %s", type(error).__module__, error)
         finally:
             self.close()
 
