@@ -1,4 +1,4 @@
-"""Engine.IO's WebSocket transport under gunicorn: one thread per connection, not three.
+"""Engine.IO's WebSocket transport under gunicorn: no reader or writer thread per connection.
 
 Engine.IO's threading mode serves a WebSocket with simple-websocket: a thread reads the
 socket and wakes the connection's own (gunicorn's) thread for each message, and a
