@@ -176,6 +176,8 @@ def test_analyses_and_next_games_have_their_own_limits(
         '2{"a":1}',  # an event that is not a list
         "2",  # an event with nothing in it
         '2[5,{"game_id":"x"}]',  # an event whose name is not text
+        "",  # an empty message (python-socketio decodes nothing: an event of None)
+        b"",  # an empty binary message
     ],
     ids=[
         "deep-list",
@@ -187,6 +189,8 @@ def test_analyses_and_next_games_have_their_own_limits(
         "event-object",
         "event-empty",
         "event-nameless",
+        "empty",
+        "empty-binary",
     ],
 )
 def test_an_unreadable_packet_gets_one_error_and_no_traceback(
@@ -194,7 +198,7 @@ def test_an_unreadable_packet_gets_one_error_and_no_traceback(
     connect: Callable[[FlaskClient], Listener],
     caplog: pytest.LogCaptureFixture,
     app: Flask,
-    packet: str,
+    packet: str | bytes,
 ) -> None:
     assert len(packet) < app.config["MAX_CONTENT_LENGTH"]
     game = create(client)

@@ -25,6 +25,13 @@ USED = (packet.CONNECT, packet.DISCONNECT, packet.EVENT, packet.ACK)
 class SafePacket(packet.Packet):  # type: ignore[misc]  # python-socketio has no type hints
     """A Socket.IO packet whose decoding never raises: bad input becomes a MALFORMED event."""
 
+    def __init__(self, *args: Any, encoded_packet: Any = None, **kwargs: Any) -> None:
+        super().__init__(*args, encoded_packet=encoded_packet, **kwargs)
+        if encoded_packet is not None and not encoded_packet:
+            # An empty message: python-socketio decodes nothing and leaves an event of
+            # None, which fails further on with a traceback (one per 6-byte frame).
+            self._malformed()
+
     def decode(self, encoded_packet: Any) -> int:
         try:
             attachments: int = super().decode(encoded_packet)
