@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 import socketio
 from engineio import packet
+from engineio.socket import Socket as EngineSocket
 from wsproto import ConnectionType, WSConnection
 from wsproto.events import (
     AcceptConnection,
@@ -27,12 +28,12 @@ from wsproto.events import (
     TextMessage,
 )
 
-from tests.web.helpers import WAIT
+from tests.web.helpers import WAIT, wait_until
 from tests.web.test_end_to_end import Browser, Server, check_engine_moves, play_against_the_engine
 from tests.web.test_main import raw_request
 from webapp.bench.processes import descendants
 from webapp.web import websocket
-from webapp.web.websocket import Connection, SocketQueue
+from webapp.web.websocket import Connection, PingTask, SocketQueue
 
 MAX_MESSAGE = 1000
 
@@ -170,12 +171,13 @@ def test_a_client_that_does_not_read_never_holds_the_sender(
     """The sends return at once (a blocking one would hang this test past its timeout);
     what the kernel did not take is written later, in order, once the client reads."""
     connection, client = pair
-    message = "y" * 60_000
+    message = "y" * 40_000
     sent = 0
     while connection._backlog is None:  # until the kernel's buffers are full
         connection.send(f"{sent:06d}{message}")
         sent += 1
-    for _ in range(5):
+    assert websocket.BACKLOG_BYTES > 5 * 40_000  # what follows stays within its bound
+    for _ in range(4):
         connection.send(f"{sent:06d}{message}")
         sent += 1
     got = client.texts(sent)
@@ -244,6 +246,39 @@ def test_the_socket_queue_is_a_queue_until_attached_then_writes_at_once() -> Non
     assert recorder.closed
 
 
+class FakeServer:
+    ping_interval = 0.01
+
+
+class FakeSocket(EngineSocket):
+    """An Engine.IO socket whose packets are kept."""
+
+    def __init__(self) -> None:
+        self.server, self.closing, self.closed = FakeServer(), False, False
+        self.sent: list[packet.Packet] = []
+
+    def send(self, pkt: packet.Packet) -> None:
+        self.sent.append(pkt)
+
+
+def test_a_sockets_ping_waits_on_the_timer_thread_not_a_thread_of_its_own() -> None:
+    sock = FakeSocket()
+    threads = threading.active_count()
+    task = PingTask(target=sock._send_ping)
+    task.start()
+    assert threading.active_count() <= threads + 1  # at most the pings' timer thread
+    wait_until(lambda: [pkt.packet_type for pkt in sock.sent] == [packet.PING])
+    assert sock.last_ping > 0
+    closed = FakeSocket()
+    closed.closed = True
+    PingTask(target=closed._send_ping).start()
+    PingTask(target=sock._send_ping).start()  # queued after the closed one's
+    wait_until(lambda: len(sock.sent) == 2)
+    assert closed.sent == []  # a closed socket is not pinged
+    other = PingTask(target=lambda: None)  # any other background task: a thread
+    assert isinstance(other, threading.Thread)
+
+
 def test_before_attaching_a_packet_waits_for_the_long_poll() -> None:
     queued = SocketQueue()
     queued.put(packet.Packet(packet.NOOP))
@@ -268,9 +303,9 @@ def worker_threads(server: Server) -> int:
 
 
 @pytest.mark.slow
-def test_a_websocket_holds_no_reader_or_writer_thread(tmp_path: Path) -> None:
-    """Each open WebSocket holds gunicorn's thread serving it and Engine.IO's pinger, no
-    more (simple-websocket's reader and Engine.IO's writer made it four)."""
+def test_a_websocket_holds_one_thread(tmp_path: Path) -> None:
+    """Each open WebSocket holds gunicorn's thread serving it, no more (simple-websocket's
+    reader, Engine.IO's writer and its pinger made it four)."""
     server = Server(tmp_path / "games.db", tmp_path / "server.log", "--set", "SEARCH_WARMUP=false")
     clients: list[socketio.Client] = []
     try:
@@ -292,6 +327,13 @@ def test_a_websocket_holds_no_reader_or_writer_thread(tmp_path: Path) -> None:
         )
         assert refused.startswith(b"HTTP/1.1 400 ")
         assert b"\r\nX-Content-Type-Options: nosniff\r\n" in refused
+        # One whose Connection header asks for no upgrade (Engine.IO answered with a 500).
+        plain = raw_request(
+            server.url,
+            b"GET /socket.io/?EIO=4&transport=websocket HTTP/1.1\r\nHost: x\r\n"
+            b"Connection: close\r\nUpgrade: websocket\r\n\r\n",
+        )
+        assert plain.startswith(b"HTTP/1.1 400 ") and b"nosniff" in plain
         after = socketio.Client()
         clients.append(after)
         after.connect(server.url, transports=["websocket"], wait_timeout=WAIT)
@@ -301,7 +343,7 @@ def test_a_websocket_holds_no_reader_or_writer_thread(tmp_path: Path) -> None:
             client.disconnect()
         server.stop()
     # gunicorn may reuse a thread or two left idle by earlier requests.
-    assert 36 <= added <= 40, f"{added} threads for 20 WebSockets"
+    assert 16 <= added <= 20, f"{added} threads for 20 WebSockets"
 
 
 @pytest.mark.slow

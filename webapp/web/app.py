@@ -117,6 +117,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         client_manager=client_manager(redis_url),
     )
     websocket.install(socketio.server.eio)  # gunicorn's WebSockets: no reader or writer thread
+    app.wsgi_app = websocket.upgrades_checked(app.wsgi_app)  # type: ignore[method-assign]
     app.wsgi_app = nodelay.NoDelay(app.wsgi_app)  # type: ignore[method-assign]
     if app.config["TRUSTED_PROXIES"]:  # outermost: Socket.IO's requests see the real address too
         hops = int(app.config["TRUSTED_PROXIES"])

@@ -16,6 +16,10 @@ started for it that ends once the backlog is empty, so a page that reads slowly 
 not at all) never holds the thread that sent to it. A backlog past
 ``BACKLOG_BYTES`` ends the connection: the page reconnects and is sent the game afresh.
 
+Engine.IO's pings wait on one timer thread (``PingTask``), not on a sleeping thread per
+socket: an open page costs one thread, its connection's. A request for the WebSocket
+transport that is no upgrade gets a 400 (``upgrades_checked``).
+
 Only gunicorn's connections are served here (``environ["gunicorn.socket"]``, a
 blocking socket); anything else (``--dev``, Werkzeug) goes to simple-websocket as
 before. ``install(eio)`` puts both in an Engine.IO server in threading mode.
@@ -27,6 +31,7 @@ import logging
 import queue
 import socket
 import threading
+import time
 from collections import deque
 from collections.abc import Iterable
 from contextlib import suppress
@@ -34,6 +39,8 @@ from typing import Any
 
 from engineio import exceptions, packet
 from engineio.async_drivers._websocket_wsgi import SimpleWebSocketWSGI
+from engineio.async_drivers.threading import DaemonThread
+from engineio.socket import Socket as EngineSocket
 from wsproto import ConnectionType, WSConnection
 from wsproto.events import (
     AcceptConnection,
@@ -47,6 +54,7 @@ from wsproto.events import (
 from wsproto.frame_protocol import CloseReason
 from wsproto.utilities import LocalProtocolError, RemoteProtocolError
 
+from webapp.search_pool.timers import Timers
 from webapp.web.headers import BARE
 
 log = logging.getLogger(__name__)
@@ -54,8 +62,9 @@ log = logging.getLogger(__name__)
 #: Bytes read from the socket at a time.
 RECEIVE_BYTES = 16384
 #: Bytes a connection may have waiting for a client that does not read before it is
-#: ended (a game's state is a few kilobytes: this is hundreds of events behind).
-BACKLOG_BYTES = 1 << 20
+#: ended (a game's state is a few kilobytes: this is a hundred events behind, on top of
+#: what the kernel holds, over a megabyte on loopback).
+BACKLOG_BYTES = 1 << 18
 #: Bytes each frame of a message counts for, beyond its data, against the message limit
 #: (a stream of empty fragments would otherwise grow a message's parts without bound).
 FRAGMENT_COST = 64
@@ -432,6 +441,69 @@ def _upgraded(eio_socket: Any, connection: Connection) -> bool:
     return upgrade is not None and upgrade.packet_type == packet.UPGRADE
 
 
+#: Every Engine.IO socket's next ping waits here (``PingTask``), not on a thread of its own.
+PINGS = Timers(name="pings")
+
+
+class PingTask:
+    """Engine.IO's ``thread`` driver (``start_background_task``): a daemon thread, except
+    for a socket's ping, which is a call on ``PINGS``.
+
+    Engine.IO starts a thread for every ping of every socket (``Socket._send_ping``:
+    sleep the ping interval, then ping): a thread per open page, and, when connections
+    come and go fast, one per connection gone, asleep for 25 s (an attack report saw
+    12,685 threads from 300 connections churning). Here the wait is a heap entry.
+    """
+
+    def __new__(cls, target: Any, args: Any = (), kwargs: Any = None) -> Any:
+        sock = getattr(target, "__self__", None)
+        if isinstance(sock, EngineSocket) and getattr(target, "__name__", "") == "_send_ping":
+            return super().__new__(cls)
+        return DaemonThread(target=target, args=args, kwargs=kwargs or {})
+
+    def __init__(self, target: Any, args: Any = (), kwargs: Any = None) -> None:
+        self.socket: EngineSocket = target.__self__
+
+    def start(self) -> None:
+        PINGS.call_later(self.socket.server.ping_interval, self._ping)
+
+    def join(self, timeout: float | None = None) -> None:
+        return None  # nothing to wait for: the ping is a call on the timer thread
+
+    def _ping(self) -> None:
+        """``Socket._send_ping`` after its sleep."""
+        sock = self.socket
+        if not sock.closing and not sock.closed:
+            sock.last_ping = time.time()
+            sock.send(packet.Packet(packet.PING))
+
+
+def upgrades_checked(app: Any) -> Any:
+    """WSGI middleware: a request for Engine.IO's WebSocket transport that is no upgrade
+    (no ``Connection: Upgrade`` and ``Upgrade: websocket``) gets a 400. Engine.IO would
+    serve it as a long poll of a session's packets, or fail with a 500."""
+
+    def checked(environ: dict[str, Any], start_response: Any) -> Any:
+        query = environ.get("QUERY_STRING", "")
+        if "transport=websocket" in query and environ.get("PATH_INFO", "").startswith("/socket.io"):
+            connection = environ.get("HTTP_CONNECTION", "").lower()
+            upgrade = environ.get("HTTP_UPGRADE", "").lower()
+            if "upgrade" not in [part.strip() for part in connection.split(",")] or (
+                upgrade != "websocket"
+            ):
+                start_response("400 Bad Request", [("Content-Type", "text/plain"), *BARE.items()])
+                return [_REFUSAL]
+        return app(environ, start_response)
+
+    return checked
+
+
 def install(eio: Any) -> None:
-    """Serve ``eio``'s (an Engine.IO server in threading mode) WebSockets here."""
-    eio._async = {**eio._async, "queue": SocketQueue, "websocket": WebSocketTransport}
+    """Serve ``eio``'s (an Engine.IO server in threading mode) WebSockets here, and wait
+    for its pings on one thread."""
+    eio._async = {
+        **eio._async,
+        "queue": SocketQueue,
+        "websocket": WebSocketTransport,
+        "thread": PingTask,
+    }
