@@ -4,10 +4,12 @@ does not read, and no reader or writer thread per connection."""
 
 from __future__ import annotations
 
+import gc
 import os
 import socket
 import threading
 import time
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -275,6 +277,12 @@ def test_a_sockets_ping_waits_on_the_timer_thread_not_a_thread_of_its_own() -> N
     PingTask(target=sock._send_ping).start()  # queued after the closed one's
     wait_until(lambda: len(sock.sent) == 2)
     assert closed.sent == []  # a closed socket is not pinged
+    gone = FakeSocket()
+    PingTask(target=gone._send_ping).start()
+    kept = weakref.ref(gone)
+    del gone
+    gc.collect()
+    assert kept() is None  # a socket dropped before its ping is not held for it
     other = PingTask(target=lambda: None)  # any other background task: a thread
     assert isinstance(other, threading.Thread)
 
