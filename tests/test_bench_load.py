@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import math
+import socket
+import struct
 import subprocess
 import sys
+import threading
 
 import pytest
 
 from webapp.bench.load import nearest_rank, parse_think
+from webapp.bench.load_players import browser_session
 
 #: Width of the table's first column (the row's label may hold a space).
 LABEL = 14
@@ -73,3 +77,27 @@ def test_nearest_rank_returns_measured_values() -> None:
 def test_think_time_is_a_range_or_one_value() -> None:
     assert parse_think("0.2-1.0") == (0.2, 1.0)
     assert parse_think("0") == (0.0, 0.0)
+
+
+def test_a_player_sends_again_a_request_whose_connection_was_reset_under_it() -> None:
+    """As a browser does: the first connection is reset as the request arrives (a kept-alive
+    connection closed by the server at that moment), the second answers."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+
+    def serve() -> None:
+        first, _ = listener.accept()
+        first.recv(65536)
+        first.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        first.close()  # a reset, no answer
+        second, _ = listener.accept()
+        second.recv(65536)
+        second.sendall(b"HTTP/1.1 201 Created\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+        second.close()
+
+    server = threading.Thread(target=serve, daemon=True)
+    server.start()
+    with listener, browser_session() as http:
+        answer = http.post(f"http://127.0.0.1:{port}/api/games", json={}, timeout=10)
+    server.join(10)
+    assert answer.status_code == 201

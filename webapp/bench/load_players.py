@@ -23,6 +23,8 @@ from typing import Any
 
 import requests
 import socketio
+from requests.adapters import HTTPAdapter
+from urllib3.util.retry import Retry
 
 from webapp import protocol
 from webapp.engine.game import Game
@@ -71,6 +73,17 @@ class Tally:
             self.errors[code] += 1
 
 
+def browser_session() -> requests.Session:
+    """An HTTP session that, like a browser, sends a request again (once) when a kept-alive
+    connection it reused was closed under it before any answer: the server ends idle
+    connections after a few seconds (gunicorn's keep-alive), and a player's next POST
+    sometimes raced that close ("Connection reset by peer"), which ended the player."""
+    session = requests.Session()
+    again = Retry(total=1, connect=1, read=1, status=0, other=0, allowed_methods=None)
+    session.mount("http://", HTTPAdapter(max_retries=again))
+    return session
+
+
 def cookie_header(session: requests.Session) -> str:
     return "; ".join(f"{c.name}={c.value}" for c in session.cookies)
 
@@ -103,7 +116,7 @@ class Player:
         self.url, self.plan, self.tally = url, plan, tally
         self.current = tally  # the row the move under way counts in (the burst has its own)
         self.rng = random.Random(seed)
-        self.http = requests.Session()
+        self.http = browser_session()
         self.sio = socketio.Client(reconnection=False)
         self.cond = threading.Condition()
         self.game_id = ""

@@ -34,7 +34,7 @@ import requests
 import socketio
 
 from webapp import protocol
-from webapp.bench.load_players import REPLY_TIMEOUT, connect, cookie_header
+from webapp.bench.load_players import REPLY_TIMEOUT, browser_session, connect, cookie_header
 from webapp.bench.load_server import LoadServer, ServerFailed
 from webapp.bench.processes import server_processes, usage
 from webapp.games import IllegalMoveError, new_game
@@ -77,7 +77,7 @@ class SoakPlayer:
     def __init__(self, url: str, tally: Tally, stop: threading.Event, seed: int) -> None:
         self.url, self.tally, self.stop = url, tally, stop
         self.rng = random.Random(seed)
-        self.http = requests.Session()
+        self.http = browser_session()
         self.sio = socketio.Client(reconnection=False)
         self.game: Played | None = None
         self.replies: dict[str, dict[str, Any]] = {}  # position -> engine_move or final state
@@ -112,7 +112,7 @@ class SoakPlayer:
     # -- actions --------------------------------------------------------------------------
     def start_game(self) -> None:
         self.leave()
-        self.http = requests.Session()  # a new browser: a new identity
+        self.http = browser_session()  # a new browser: a new identity
         name = self.rng.choice(GAMES)
         body: dict[str, Any] = {"game": name, "settings": SETTINGS}
         response = self.http.post(f"{self.url}/api/games", json=body, timeout=REPLY_TIMEOUT)
