@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import socket
 import struct
@@ -10,6 +11,7 @@ import sys
 import threading
 
 import pytest
+import requests
 
 from webapp.bench.load import nearest_rank, parse_think
 from webapp.bench.load_players import browser_session
@@ -101,3 +103,24 @@ def test_a_player_sends_again_a_request_whose_connection_was_reset_under_it() ->
         answer = http.post(f"http://127.0.0.1:{port}/api/games", json={}, timeout=10)
     server.join(10)
     assert answer.status_code == 201
+
+
+def test_a_player_never_sends_again_a_request_that_timed_out() -> None:
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    accepted: list[socket.socket] = []
+
+    def serve() -> None:
+        listener.settimeout(1)
+        with contextlib.suppress(OSError):
+            while True:
+                accepted.append(listener.accept()[0])  # read, never answered
+
+    server = threading.Thread(target=serve, daemon=True)
+    server.start()
+    with listener, browser_session() as http, pytest.raises(requests.exceptions.Timeout):
+        http.post(f"http://127.0.0.1:{port}/api/games", json={}, timeout=0.5)
+    server.join(10)
+    for connection in accepted:
+        connection.close()
+    assert len(accepted) == 1

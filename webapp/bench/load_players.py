@@ -19,11 +19,15 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from types import TracebackType
 from typing import Any
 
 import requests
 import socketio
 from requests.adapters import HTTPAdapter
+from urllib3.connectionpool import ConnectionPool
+from urllib3.exceptions import ReadTimeoutError
+from urllib3.response import BaseHTTPResponse
 from urllib3.util.retry import Retry
 
 from webapp import protocol
@@ -79,9 +83,27 @@ def browser_session() -> requests.Session:
     connections after a few seconds (gunicorn's keep-alive), and a player's next POST
     sometimes raced that close ("Connection reset by peer"), which ended the player."""
     session = requests.Session()
-    again = Retry(total=1, connect=1, read=1, status=0, other=0, allowed_methods=None)
+    again = AfterReset(total=1, connect=1, read=1, status=0, other=0, allowed_methods=None)
     session.mount("http://", HTTPAdapter(max_retries=again))
     return session
+
+
+class AfterReset(Retry):
+    """urllib3's retries for any method, but never of a request that timed out (a server
+    that was slow to answer may have done it: a browser does not send that again)."""
+
+    def increment(
+        self,
+        method: str | None = None,
+        url: str | None = None,
+        response: BaseHTTPResponse | None = None,
+        error: Exception | None = None,
+        _pool: ConnectionPool | None = None,
+        _stacktrace: TracebackType | None = None,
+    ) -> AfterReset:
+        if isinstance(error, ReadTimeoutError):
+            raise error
+        return super().increment(method, url, response, error, _pool, _stacktrace)
 
 
 def cookie_header(session: requests.Session) -> str:

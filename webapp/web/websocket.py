@@ -4,8 +4,8 @@ Engine.IO's threading mode serves a WebSocket with simple-websocket: a thread re
 socket and wakes the connection's own (gunicorn's) thread for each message, and a
 writer thread wakes for each packet sent, taking it from the Engine.IO socket's queue.
 Every event a page sends and every one it receives is a thread hand-off; with a
-hundred players, two thirds of the web process's threads are those two, and the hand-
-offs were most of a move's web CPU (docs/operations.md, "A move's CPU").
+hundred players, half the web process's threads were those two, and their hand-offs
+about a tenth of a move's web CPU (docs/operations.md, "A move's CPU").
 
 Here the connection's own thread reads and decodes its frames (``Connection.receive``),
 and a packet is written by the thread that sends it (``SocketQueue``, Engine.IO's
@@ -475,7 +475,9 @@ class PingTask:
         return None  # nothing to wait for: the ping is a call on the timer thread
 
     def _ping(self) -> None:
-        """``Socket._send_ping`` after its sleep."""
+        """``Socket._send_ping`` after its sleep. A socket whose last ping went unanswered
+        is closed by this send (Engine.IO's check), its disconnect handled on this thread:
+        the other pings wait for it, seconds at worst, against 45 s of patience."""
         sock = self.socket()
         if sock is not None and not sock.closing and not sock.closed:
             sock.last_ping = time.time()
