@@ -80,10 +80,12 @@ def log_thread_exception(args: threading.ExceptHookArgs) -> None:
     """``threading.excepthook`` of the worker: a thread's uncaught exception goes to the log
     (with its traceback), not to bare stderr, except one known race that is no fault.
 
-    Engine.IO's writer thread, once a WebSocket has ended, closes it by sending a close
-    frame; when gunicorn has already closed the socket (the page went away), that send
-    fails with EBADF and the thread dies with a traceback, though nothing is lost: the
-    connection was over. That case is logged at debug level.
+    Engine.IO's writer thread (with simple-websocket; ``webapp.web.websocket``, which
+    serves gunicorn's WebSockets, has none, so it is kept for a fallback), once a
+    WebSocket has ended, closes it by sending a close frame; when gunicorn has already
+    closed the socket (the page went away), that send fails with EBADF and the thread
+    dies with a traceback, though nothing is lost: the connection was over. That case is
+    logged at debug level.
     """
     error, name = args.exc_value, args.thread.name if args.thread else "?"
     closed = isinstance(error, OSError) and error.errno in CLOSED_SOCKET_ERRORS
