@@ -30,6 +30,12 @@ def database(tmp_path: Path) -> str:
 
 
 @pytest.fixture
+def quick_beats(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A beat every 10 ms (of the real clock): a test waits for one, not for 5 s."""
+    monkeypatch.setattr(uptime_module, "BEAT_SECONDS", 0.01)
+
+
+@pytest.fixture
 def servers() -> Iterator[list[tuple[Server, Uptime]]]:
     """Servers on one database, made on demand (a restart is a new one), closed after."""
     made: list[tuple[Server, Uptime]] = []
@@ -122,13 +128,13 @@ def test_servers_starting_together_record_the_outage_once_and_each_gives_it_back
     assert left(b, game) == [58_000, 49_000]  # b gives it no second time
 
 
+@pytest.mark.usefixtures("quick_beats")
 def test_a_store_down_at_start_up_is_asked_again_at_the_next_beat(
     servers: list[tuple[Server, Uptime]],
     database: str,
     time: Time,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(uptime_module, "BEAT_SECONDS", 0.01)
     first, _ = started(servers, database, time)
     game = seated_game(first, clock=CLOCK)
     first.friends.move(game, "4", CREATOR)
@@ -150,13 +156,10 @@ def test_a_store_down_at_start_up_is_asked_again_at_the_next_beat(
     assert left(server, game) == [60_000, 60_000]
 
 
+@pytest.mark.usefixtures("quick_beats")
 def test_a_running_server_marks_itself_up(
-    servers: list[tuple[Server, Uptime]],
-    database: str,
-    time: Time,
-    monkeypatch: pytest.MonkeyPatch,
+    servers: list[tuple[Server, Uptime]], database: str, time: Time
 ) -> None:
-    monkeypatch.setattr(uptime_module, "BEAT_SECONDS", 0.01)
     server, _ = started(servers, database, time)
     time.now += 3_000
     wait_until(lambda: server.service.store.last_alive() == time.now)
