@@ -148,7 +148,13 @@ export function createAnalysisPanel(root, { info, algorithms, levels, styles, on
     if (!result) return;
     const ply = from.length;
     const mover = playerName(ply);
-    const score = describeScore(result.score, result.exact, info, ply);
+    const own = describeScore(result.score, result.exact, info, ply);
+    // A move played: once the board's analysis has solved it (the engine's options, exact),
+    // its badge says so; the engine's own estimate goes with its search's label, so the
+    // headline never contradicts the options below ("slightly worse" beside "win in 15").
+    const solved = played && !result.exact ? result.move_scores?.[result.best_move] : null;
+    const score = solved?.exact ? describeScore(solved.score, true, info, ply) : own;
+    const ownWords = score === own ? "" : `: ${own.text}`;
     const note = played ? styleNote(result, { info, styles, levels, level, ply }) : null;
     parts.headline.replaceChildren();
     // `next`: the board shows the position the move was played from (looking back).
@@ -156,7 +162,7 @@ export function createAnalysisPanel(root, { info, algorithms, levels, styles, on
     const purpose = note?.kind === "weaker" ? " on purpose" : "";
     parts.headline.append(el("span", "headline-move", `${verb} ${moveName(result.best_move)}${purpose}`));
     parts.headline.append(el("span", `score-badge inline score-${score.kind}`, score.text));
-    if (played) parts.headline.append(el("span", "headline-own", ownSearchLabel(result, levelLabel)));
+    if (played) parts.headline.append(el("span", "headline-own", `${ownSearchLabel(result, levelLabel)}${ownWords}`));
     parts.styleNote.hidden = !note;
     parts.styleNote.textContent = note ? note.text : "";
 
@@ -184,7 +190,7 @@ export function createAnalysisPanel(root, { info, algorithms, levels, styles, on
       if (key === "nodes") group.dataset.nodes = String(result.nodes);
       parts.stats.append(group);
     }
-    if (played) parts.stats.append(el("p", "stat-note own-search", ownSearchNote(result, levelLabel)));
+    if (played) parts.stats.append(el("p", "stat-note own-search", ownSearchNote(result, levelLabel, score !== own)));
     if (result.stopped) parts.stats.append(el("p", "stat-note", stoppedNote(result)));
 
     parts.candidates.replaceChildren();
@@ -266,9 +272,15 @@ export function ownSearchLabel(result, levelLabel) {
   return `${who} own search, ${fromBook(result) ? "the opening book" : `depth ${result.depth}`}`;
 }
 
-/** The label's longer form, under the search's figures. */
-export function ownSearchNote(result, levelLabel) {
-  return `${ownSearchLabel(result, levelLabel)}: the move, its score and its line above. The board’s scores are the strongest analysis, exact where solved.`;
+/**
+ * The label's longer form, under the search's figures; `solved`: the move's badge above
+ * is the board's exact score, not this search's.
+ */
+export function ownSearchNote(result, levelLabel, solved = false) {
+  const label = ownSearchLabel(result, levelLabel);
+  return solved
+    ? `${label}: the move, its line and these figures. The move’s badge above is the board’s analysis, which has solved it; the search’s own estimate is beside its label.`
+    : `${label}: the move, its score and its line above. The board’s scores are the strongest analysis, exact where solved.`;
 }
 
 /** What the scores mean, for whom. */

@@ -29,6 +29,8 @@ from webapp.games import new_game
 #: Connect Four, 14 stones, Red (the player) to move: no column is exact after the quick
 #: pass; the solver needs its exact pass (held here until the test releases it).
 UNSOLVED = "66562517511122"
+#: A score the page calls exact.
+EXACT_WORDS = re.compile(r"^(win in \d+|loss in \d+|draw)$")
 
 
 def test_at_easy_the_winning_cell_reads_as_a_win(page: Page) -> None:
@@ -45,13 +47,40 @@ def test_at_easy_the_winning_cell_reads_as_a_win(page: Page) -> None:
         )
     expect(page.locator("#eval-text")).to_have_text("X wins with best play, in 2 of X\u2019s moves")
     expect(page.locator("#eval-figure")).to_have_text("X wins in 2")
-    # The opponent's own search stays in the panel, labelled as Easy's.
+    # The opponent's own search stays in the panel, labelled as Easy's. Its move's badge
+    # is the board's exact score of that move, as among O's options below, never Easy's
+    # estimate beside them (that goes with the search's label).
     ui.click("5")
     ui.wait_for_moves(6)
+    played = "".join(ui.moves.all_inner_texts())[5]
+    exact = expected_badges("tictactoe", "97635")[played]
     headline = page.locator("#result-headline")
-    expect(headline).to_contain_text("O played")
+    expect(headline).to_contain_text(f"O played cell {played}")
+    expect(headline.locator(".score-badge")).to_have_text(exact, timeout=ENGINE_TIMEOUT_MS)
     expect(headline.locator(".headline-own")).to_have_text("Easy\u2019s own search, depth 2")
     expect(page.locator("#eval-figure")).to_have_text(re.compile(r"^X wins in 1$|^X won$"))
+
+
+def test_a_medium_move_reads_as_the_board_solved_it(page: Page) -> None:
+    """Medium's reply in an opening: its own depth-4 search only estimates it ("slightly
+    worse"), the board's analysis (the book) knows it exactly. The move's badge is the
+    exact one, as among the options below it; the estimate follows the search's label."""
+    ui = GamePage(page)
+    ui.open_new("game=connect4&level=medium&engine_plays=second")
+    ui.wait_for_my_turn()
+    ui.click("4")
+    ui.wait_for_moves(2)
+    played = "".join(ui.moves.all_inner_texts())[1]
+    option = page.locator(f'#candidates li[data-move="{played}"] .score-badge')
+    expect(option).to_have_text(EXACT_WORDS, timeout=ENGINE_TIMEOUT_MS)
+    headline = page.locator("#result-headline")
+    expect(headline).to_contain_text(f"Yellow played column {played}")
+    expect(headline.locator(".score-badge")).to_have_text(option.inner_text())
+    label = "Medium\u2019s own search, depth 4"
+    own = headline.locator(".headline-own")
+    expect(own).to_have_text(re.compile(rf"^{label}: (?!win in|loss in|draw).+$"))
+    note = page.locator(".own-search")
+    expect(note).to_contain_text("The move\u2019s badge above is the board\u2019s analysis")
 
 
 @pytest.fixture
