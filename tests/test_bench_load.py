@@ -124,3 +124,32 @@ def test_a_player_never_sends_again_a_request_that_timed_out() -> None:
     for connection in accepted:
         connection.close()
     assert len(accepted) == 1
+
+
+def test_a_refusal_with_retry_after_is_the_players_answer_not_a_retry() -> None:
+    """A 429 (or 503) with ``Retry-After`` comes back to the player, which counts it
+    (``create:429``); urllib3 would otherwise send it again and raise ``RetryError``."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    accepted: list[socket.socket] = []
+
+    def serve() -> None:
+        listener.settimeout(2)
+        with contextlib.suppress(OSError):
+            while True:
+                connection = listener.accept()[0]
+                accepted.append(connection)
+                connection.recv(65536)
+                connection.sendall(
+                    b"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1\r\n"
+                    b"Content-Length: 2\r\nConnection: close\r\n\r\n{}"
+                )
+                connection.close()
+
+    server = threading.Thread(target=serve, daemon=True)
+    server.start()
+    with listener, browser_session() as http:
+        answer = http.post(f"http://127.0.0.1:{port}/api/games", json={}, timeout=5)
+    server.join(10)
+    assert answer.status_code == 429
+    assert len(accepted) == 1

@@ -83,7 +83,10 @@ def browser_session() -> requests.Session:
     connections after a few seconds (gunicorn's keep-alive), and a player's next POST
     sometimes raced that close ("Connection reset by peer"), which ended the player."""
     session = requests.Session()
-    again = AfterReset(total=1, connect=1, read=1, status=0, other=0, allowed_methods=None)
+    again = AfterReset(
+        total=1, connect=1, read=1, status=0, other=0, allowed_methods=None,
+        respect_retry_after_header=False,  # a 429 or 503 is the player's to count
+    )  # fmt: skip
     session.mount("http://", HTTPAdapter(max_retries=again))
     return session
 
