@@ -32,12 +32,14 @@ from gunicorn.workers.gthread import ThreadWorker
 from webapp.web.app import close_app, create_app
 from webapp.web.extensions import socketio
 from webapp.web.headers import BARE
+from webapp.web.thread_pool import ElasticThreadPool
 
 log = logging.getLogger(__name__)
 
 #: Threads of the one worker process. Every open WebSocket (a player's or a spectator's
 #: page) holds one for as long as it is open, so this bounds the pages open at once;
-#: gunicorn starts them as needed, so an idle server does not pay for them.
+#: they start as connections come and end once idle (``thread_pool.ElasticThreadPool``),
+#: so an idle server does not pay for them.
 THREADS = 2000
 #: Seconds the worker may go without a heartbeat before gunicorn replaces it (its main
 #: loop beats every second; building the app, before the first beat, may compile kernels).
@@ -150,6 +152,10 @@ class SocketWorker(ThreadWorker):  # type: ignore[misc]  # gunicorn ships no typ
 
     def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
         super().handle_error(req, HeadedErrors(client), addr, exc)
+
+    def get_thread_pool(self) -> ElasticThreadPool:
+        """Threads that end when idle: a crowd gone leaves no thousand threads behind."""
+        return ElasticThreadPool(max_workers=self.cfg.threads)
 
 
 def _worker_exit(arbiter: Any, worker: Any) -> None:
