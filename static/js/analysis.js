@@ -148,23 +148,17 @@ export function createAnalysisPanel(root, { info, algorithms, levels, styles, on
     if (!result) return;
     const ply = from.length;
     const mover = playerName(ply);
-    const own = describeScore(result.score, result.exact, info, ply);
-    // A move played: once the board's analysis has solved it (the engine's options, exact),
-    // its badge says so; the engine's own estimate goes with its search's label, so the
-    // headline never contradicts the options below ("slightly worse" beside "win in 15").
-    const solved = played && !result.exact ? result.move_scores?.[result.best_move] : null;
-    const score = solved?.exact ? describeScore(solved.score, true, info, ply) : own;
-    const ownWords = score === own ? "" : `: ${own.text}`;
     const note = played ? styleNote(result, { info, styles, levels, level, ply }) : null;
+    const { score, own, ownWords, onPurpose, boardNote } = playedVerdict(result, { played, note, info, ply });
     parts.headline.replaceChildren();
     // `next`: the board shows the position the move was played from (looking back).
     const verb = played ? `${next ? "From here, " : ""}${mover} played` : `Best for ${mover}:`;
-    const purpose = note?.kind === "weaker" ? " on purpose" : "";
+    const purpose = onPurpose ? " on purpose" : "";
     parts.headline.append(el("span", "headline-move", `${verb} ${moveName(result.best_move)}${purpose}`));
     parts.headline.append(el("span", `score-badge inline score-${score.kind}`, score.text));
     if (played) parts.headline.append(el("span", "headline-own", `${ownSearchLabel(result, levelLabel)}${ownWords}`));
     parts.styleNote.hidden = !note;
-    parts.styleNote.textContent = note ? note.text : "";
+    parts.styleNote.textContent = note ? `${note.text}${boardNote}` : "";
 
     parts.pv.replaceChildren();
     [...(result.pv || "")].forEach((move, i) => {
@@ -273,6 +267,30 @@ export function ownSearchLabel(result, levelLabel) {
 }
 
 /**
+ * The headline's words for `result`, the engine's own search from a position of `ply`
+ * stones (`played`: the move it played; `note`: its style note, or null).
+ *
+ * A move played: once the board's analysis has solved it (its options, exact), its badge
+ * `score` is that exact score and the engine's own estimate goes with its search's label
+ * (`ownWords`), so a solved move's headline never contradicts its option below ("slightly
+ * worse" beside "win in 15"). Unsolved, both are estimates, each labelled as whose it is.
+ * A weaker move on purpose (`onPurpose`, by its search) that the board finds no worse
+ * than the move the search preferred is not called so; `boardNote` then says why.
+ */
+export function playedVerdict(result, { played, note, info, ply }) {
+  const own = describeScore(result.score, result.exact, info, ply);
+  const solved = played && !result.exact ? result.move_scores?.[result.best_move] : null;
+  const score = solved?.exact ? describeScore(solved.score, true, info, ply) : own;
+  const weaker = note?.kind === "weaker";
+  const preferred = weaker && solved?.exact ? result.move_scores?.[note.strongest.move] : null;
+  const noWorse = Boolean(solved && preferred?.exact && preferred.score <= solved.score);
+  const boardNote = noWorse
+    ? ` The board’s analysis, which has solved both, finds it no worse: ${score.text} against ${describeScore(preferred.score, true, info, ply).text}.`
+    : "";
+  return { score, own, ownWords: score === own ? "" : `: ${own.text}`, onPurpose: weaker && !noWorse, boardNote };
+}
+
+/**
  * The label's longer form, under the search's figures; `solved`: the move's badge above
  * is the board's exact score, not this search's.
  */
@@ -292,8 +310,8 @@ export function legend(mover, values, played, levelLabel = null, algorithm = "al
   if (played) {
     const own = levelLabel ? `${levelLabel}’s own search` : "the engine’s own search";
     parts.push(algorithm === "minimax"
-      ? `They come from the board’s analysis, not from ${own}: the board always searches with alpha-beta until the scores are exact, which gives the values minimax would, with fewer nodes. The move was chosen by minimax, so its score and depth may differ.`
-      : `They come from the board’s analysis (alpha-beta until exact), not from ${own}, so they may differ from the move’s score and depth.`);
+      ? `They come from the board’s analysis, not from ${own}: the board always searches with alpha-beta until the scores are exact, which gives the values minimax would, with fewer nodes. The move was chosen by minimax, so its own estimate (beside its label) and depth may differ.`
+      : `They come from the board’s analysis (alpha-beta until exact), not from ${own}, so they may differ from its estimate (beside its label) and its depth.`);
   }
   if (values.some((v) => v.exact && v.score !== 0)) {
     parts.push("“Win in N” and “loss in N” count the winner’s moves still to play.");

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import resource
 import socket
 
-from webapp.search_pool.readiness import Readiness
+from webapp.search_pool.readiness import Readiness, readable
 
 
 def test_ready_objects_come_back_as_given_and_the_rest_wait() -> None:
@@ -45,3 +46,30 @@ def test_an_end_of_file_is_ready_and_a_new_set_is_watched() -> None:
         first_r.close()
         os.close(read_fd)
         os.close(write_fd)
+
+
+def test_readable_says_what_connection_poll_says_without_a_selector() -> None:
+    reader, writer = multiprocessing.Pipe(duplex=False)
+    try:
+        assert not readable(reader) and not reader.poll(0)
+        writer.send("result")
+        assert readable(reader) and reader.poll(0)
+        assert reader.recv() == "result"
+        assert not readable(reader)
+        writer.close()  # at end of file: ready, and the read says so
+        assert readable(reader) and reader.poll(0)
+    finally:
+        reader.close()
+    # A descriptor past select()'s 1,024 (a server with a thousand pages open has them).
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 2048)), hard))
+    read_fd, write_fd = os.pipe()
+    high = os.dup2(read_fd, 1500)
+    try:
+        assert not readable(high)
+        os.write(write_fd, b"x")
+        assert readable(high)
+    finally:
+        for fd in (read_fd, write_fd, high):
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

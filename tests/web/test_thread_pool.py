@@ -3,13 +3,16 @@ bound, threads reused while busy, and ending once idle; gunicorn's worker uses i
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import CancelledError, Future
+from types import SimpleNamespace
 
 import pytest
 
+from webapp.web import thread_pool
 from webapp.web.server import Server, SocketWorker
 from webapp.web.thread_pool import ElasticThreadPool
 
@@ -111,8 +114,8 @@ def test_no_call_is_lost_when_threads_time_out_as_calls_come() -> None:
     pool.shutdown()
 
 
-def test_shutdown_ends_idle_threads_refuses_calls_and_may_cancel_the_queued() -> None:
-    pool = ElasticThreadPool(1, idle_seconds=PATIENCE)
+def test_shutdown_wakes_idle_threads_refuses_calls_and_may_cancel_the_queued() -> None:
+    pool = ElasticThreadPool(1, idle_seconds=3600)  # idle, they would wait an hour
     assert pool.submit(lambda: 1).result(PATIENCE) == 1
     eventually(lambda: pool.counts()["idle"] == 1)
     pool.shutdown(wait=False)
@@ -130,6 +133,159 @@ def test_shutdown_ends_idle_threads_refuses_calls_and_may_cancel_the_queued() ->
     release.set()
     assert first.result(PATIENCE) is True
     eventually(lambda: busy.counts()["threads"] == 0)
+
+
+def test_shutdown_may_wait_for_the_calls_running() -> None:
+    pool = ElasticThreadPool(2, idle_seconds=3600)
+    release = threading.Event()
+    running = pool.submit(release.wait, PATIENCE)
+    waiter = threading.Thread(target=pool.shutdown)  # wait=True
+    waiter.start()
+    waiter.join(0.05)
+    assert waiter.is_alive()  # the call still runs
+    release.set()
+    waiter.join(PATIENCE)
+    assert not waiter.is_alive() and running.result(0) is True
+    assert pool.counts()["threads"] == 0
+
+
+def test_a_call_raising_system_exit_fails_its_future_and_the_thread_goes_on() -> None:
+    pool = ElasticThreadPool(1, idle_seconds=3600)
+
+    def interrupted() -> None:
+        raise KeyboardInterrupt
+
+    assert isinstance(pool.submit(sys.exit, 3).exception(PATIENCE), SystemExit)
+    assert isinstance(pool.submit(interrupted).exception(PATIENCE), KeyboardInterrupt)
+    assert pool.submit(lambda: "ok").result(PATIENCE) == "ok"
+    assert pool.counts()["started"] == 1
+    pool.shutdown()
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
+def test_a_thread_killed_by_its_done_callback_gives_its_place_back() -> None:
+    """``Future`` lets a callback's SystemExit through: the thread ends, counted out."""
+    pool = ElasticThreadPool(1, idle_seconds=3600)
+    release = threading.Event()
+    future = pool.submit(release.wait, PATIENCE)
+    future.add_done_callback(lambda _: sys.exit(0))  # run by the pool's thread
+    release.set()
+    eventually(lambda: pool.counts()["threads"] == 0)
+    assert pool.submit(lambda: "served").result(PATIENCE) == "served"
+    pool.shutdown()
+
+
+def test_a_failed_thread_start_leaves_no_call_to_run_later(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pool = ElasticThreadPool(2, idle_seconds=3600)
+    ran: list[str] = []
+    real_start = threading.Thread.start
+
+    def cannot_start(self: threading.Thread) -> None:
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(threading.Thread, "start", cannot_start)
+    with pytest.raises(RuntimeError):
+        pool.submit(ran.append, "refused")
+    monkeypatch.setattr(threading.Thread, "start", real_start)
+    assert pool.counts() == {"threads": 0, "idle": 0, "started": 1, "waiting": 0}
+    pool.submit(ran.append, "served").result(PATIENCE)
+    pool.shutdown()
+    assert ran == ["served"]  # the call whose submit raised never ran
+
+
+def test_a_thread_woken_as_its_wait_times_out_still_takes_the_call(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The race made certain: an idle thread's timed wait reports a timeout just after a
+    call released it; it must run that call, not end and leave it queued."""
+    pool = ElasticThreadPool(1, idle_seconds=3600)
+    assert pool.submit(lambda: 1).result(PATIENCE) == 1  # its thread now idles (real lock)
+    in_wait, fire = threading.Event(), threading.Event()
+    real_lock = threading.Lock
+
+    class TimesOutLate:
+        def __init__(self) -> None:
+            self._lock = real_lock()
+
+        def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
+            if timeout == -1:
+                return self._lock.acquire(blocking)
+            in_wait.set()
+            fire.wait(PATIENCE)
+            return False  # as if the timeout came first
+
+        def release(self) -> None:
+            self._lock.release()
+
+    monkeypatch.setattr(
+        thread_pool, "threading", SimpleNamespace(Lock=TimesOutLate, Thread=threading.Thread)
+    )
+    assert pool.submit(lambda: 0).result(PATIENCE) == 0  # it idles again, on TimesOutLate
+    assert in_wait.wait(PATIENCE)
+    late = pool.submit(lambda: 2)  # releases that thread's waiter
+    fire.set()
+    assert late.result(PATIENCE) == 2
+    pool.shutdown()
+
+
+def test_the_threads_a_crowd_left_end_under_a_light_steady_load() -> None:
+    """The thread idle the shortest takes each call: one call at a time keeps one thread
+    busy, and the other 49 reach their idle time (with the longest idle first, each call
+    would keep a different one alive for ever)."""
+    pool = ElasticThreadPool(100, idle_seconds=0.2)
+    release = threading.Event()
+    crowd = [pool.submit(release.wait, PATIENCE) for _ in range(50)]
+    eventually(lambda: pool.counts()["threads"] == 50)
+    release.set()
+    assert all(f.result(PATIENCE) for f in crowd)
+
+    def trickle_until_few() -> bool:
+        pool.submit(lambda: None).result(PATIENCE)
+        time.sleep(0.005)
+        return pool.counts()["threads"] <= 2
+
+    eventually(trickle_until_few)
+    pool.shutdown()
+
+
+@pytest.mark.parametrize("round_", range(20))
+def test_no_call_is_lost_or_run_twice_when_shutdown_races_submits_and_timeouts(
+    round_: int,
+) -> None:
+    pool = ElasticThreadPool(1 + round_ % 4, idle_seconds=(0.0, 1e-4, 1e-3)[round_ % 3])
+    runs: dict[int, int] = {}
+    lock = threading.Lock()
+    submitted: list[tuple[int, Future[None]]] = []
+
+    def note(n: int) -> None:
+        with lock:
+            runs[n] = runs.get(n, 0) + 1
+
+    def submitter(base: int) -> None:
+        for n in range(base, base + 200):
+            try:
+                submitted.append((n, pool.submit(note, n)))
+            except RuntimeError:  # shut down
+                return
+
+    threads = [threading.Thread(target=submitter, args=(k * 1000,)) for k in range(3)]
+    for thread in threads:
+        thread.start()
+    time.sleep(0.002 * (round_ % 5))
+    pool.shutdown(wait=False, cancel_futures=round_ % 2 == 0)
+    for thread in threads:
+        thread.join(PATIENCE)
+    for n, future in submitted:
+        try:
+            future.result(PATIENCE)
+        except CancelledError:
+            assert n not in runs
+        else:
+            assert runs[n] == 1
+    assert all(count == 1 for count in runs.values())
+    eventually(lambda: pool.counts()["threads"] == 0)
 
 
 def test_gunicorns_worker_serves_connections_on_the_elastic_pool() -> None:

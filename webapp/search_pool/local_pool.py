@@ -59,7 +59,7 @@ from webapp.search_pool.jobs import (
     SearchJob,
 )
 from webapp.search_pool.process import STREAM_AFTER, Task
-from webapp.search_pool.readiness import Readiness
+from webapp.search_pool.readiness import Readiness, readable
 from webapp.search_pool.restarts import CrashTracker
 from webapp.search_pool.scheduler import Scheduler
 from webapp.search_pool.slots import CONTEXT, LIVE, Run, Slot, State, stop_workers
@@ -157,7 +157,9 @@ class SearchPool:
         self._jobs: dict[int, SearchJob] = {}  # waiting or running, not cancelled
         self._retried: set[int] = set()  # jobs requeued because their worker died before them
         self._closing_flag = shared_int(CONTEXT)
-        self._slots = [Slot(index, shared_int(CONTEXT)) for index in range(workers)]
+        self._slots = [
+            Slot(index, shared_int(CONTEXT), shared_int(CONTEXT)) for index in range(workers)
+        ]
         self._wake_in, self._wake_out = socket.socketpair()
         self._readiness = Readiness()  # the relay's alone
         self._wake_in.setblocking(False)
@@ -456,18 +458,27 @@ class SearchPool:
                 if slot.process is not None:
                     waits.append(slot.process.sentinel)
             timeout = self._relay_timeout()
+            # The chores below take the lock each: only when one may be due (a result's
+            # pass does none of them).
+            stopping = any(slot.run is not None and slot.run.stop_by for slot in self._slots)
+            dead = any(slot.state is State.DEAD for slot in self._slots)
         ready = set(self._readiness.wait(waits, timeout))
         if self._wake_in in ready:
             self._drain_wake()
         for slot in self._slots:
             if slot.conn is not None and slot.conn in ready:
                 self._receive(slot)
+        buried = False
         for slot in self._slots:
             if slot.process is not None and slot.process.sentinel in ready:
                 self._bury(slot)
-        self._kill_stubborn()
-        self._respawn_due()
-        self._report_crash_loop()
+                buried = True
+        if stopping:
+            self._kill_stubborn()
+        if dead or buried:
+            self._respawn_due()
+        if dead or buried or self._loop_logged:
+            self._report_crash_loop()
         self._callbacks.deliver()
         return True
 
@@ -500,7 +511,7 @@ class SearchPool:
         conn = slot.conn
         try:
             for _ in range(limit):
-                if conn is None or not conn.poll(0):
+                if conn is None or not readable(conn):
                     return
                 self._handle(slot, conn.recv())
         except (EOFError, OSError):  # the worker is gone: its sentinel will say so
@@ -520,9 +531,6 @@ class SearchPool:
             run = slot.run
             if run is None or run.id != run_id:
                 return  # a message from a run that was already settled
-            if kind == "started":
-                run.started = True
-                return
             if kind == "progress":
                 if not run.freeing:
                     self._callbacks.put("progress", run.job, payload)
@@ -563,7 +571,7 @@ class SearchPool:
             killed = slot.killed  # by us, for ignoring a cancel: no crash
             delay = 0.0 if killed else self._crashes.died(slot.index)
             slot.respawn_at = time.monotonic() + delay
-            self._lose(run)
+            self._lose(run, begun=run is not None and slot.begun.value == run.id)
             self._dispatch()  # the dead worker may have been the one a preemption needs
         process.join(SHUTDOWN_SECONDS)
         if not killed:
@@ -577,11 +585,11 @@ class SearchPool:
         if conn is not None:
             conn.close()
 
-    def _lose(self, run: Run | None) -> None:
+    def _lose(self, run: Run | None, begun: bool) -> None:
         """A worker died during ``run``: retry a job it never began (once), report others."""
         if run is None or run.freeing:
             return
-        if not run.started and run.job.id not in self._retried:
+        if not begun and run.job.id not in self._retried:
             self._retried.add(run.job.id)  # once: a task that kills a worker unread is not retried
             self._scheduler.requeue(run.job)
             return

@@ -190,6 +190,7 @@ def load_trace_function(path: str) -> TraceFunction:
 def worker_main(
     conn: Connection,
     cancel: SharedInt,
+    begun: SharedInt,
     closing: SharedInt,
     search_function: str,
     trace_function: str,
@@ -223,6 +224,7 @@ def worker_main(
             task: Task | None = conn.recv()
             if task is None:
                 return
+            begun.value = task.run_id  # no message: the pool reads it if this process dies
             _run(conn, functions, task, RunCancel(cancel, closing, task.run_id), stream_after)
     except (EOFError, OSError, _ServerGone):  # the server closed our pipe or went away
         return
@@ -240,7 +242,6 @@ def _run(
     conn: Connection, functions: Functions, task: Task, cancel: RunCancel, stream_after: float
 ) -> None:
     run_id = task.run_id
-    conn.send(("started", run_id, None))
     # The depths not sent yet (the search is young), and whether they stream now; a timer
     # starts the stream even if the search finds no new depth for a while (a solve).
     held: list[dict[str, Any]] | None = []

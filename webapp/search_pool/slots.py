@@ -45,7 +45,6 @@ class Run:
     id: int
     job: SearchJob
     aborting: bool = False  # preempted: its outcome is thrown away, the job waits again
-    started: bool = False  # the worker took it (a worker that dies before did it no harm)
     stop_by: float = 0.0  # once cancelled: when the relay kills a worker that ignores it
     sent: float = 0.0  # when it went to the worker (monotonic seconds)
 
@@ -61,6 +60,7 @@ class Slot:
 
     index: int
     cancel: SharedInt  # the run id to cancel
+    begun: SharedInt  # the run id the worker began last (one that dies before did it no harm)
     state: State = State.DEAD
     process: SpawnProcess | None = None
     conn: Connection | None = None
@@ -86,6 +86,7 @@ class Slot:
             args=(
                 worker_end,
                 self.cancel,
+                self.begun,
                 closing,
                 search_fn,
                 trace_fn,

@@ -8,8 +8,9 @@ thousand idle threads and their memory for good (a churn of 300 connections at a
 time left 1,335 threads and 296 MB behind it). Here a thread that has waited
 ``IDLE_SECONDS`` for a connection ends, and the next crowd starts threads again.
 
-Only what gthread uses is here: ``submit`` (a ``Future`` with its done callbacks)
-and ``shutdown``.
+Only what gthread uses is here: ``submit`` (positional arguments; a ``Future`` with
+its done callbacks) and ``shutdown``. The threads are daemons: a worker that exits
+(its WebSockets closed first, ``server.SocketWorker``) does not wait for them.
 """
 
 from __future__ import annotations
@@ -23,32 +24,40 @@ from typing import Any
 #: An idle thread ends after this many seconds without a connection to serve.
 IDLE_SECONDS = 30.0
 
+Call = tuple[Future[Any], Callable[..., Any], tuple[Any, ...]]
+
 
 class ElasticThreadPool:
     """Runs each submitted call on an idle thread, or a new one (at most ``max_workers``;
-    past it the call waits its turn); idle threads end after ``idle_seconds``."""
+    past it the call waits its turn); idle threads end after ``idle_seconds``.
+
+    The thread idle the shortest takes the next call, so under a light, steady load the
+    threads a crowd left behind still reach their ``idle_seconds`` and end."""
 
     def __init__(self, max_workers: int, idle_seconds: float = IDLE_SECONDS) -> None:
         if max_workers < 1:
             raise ValueError("max_workers must be at least 1")
         self.max_workers, self.idle_seconds = max_workers, idle_seconds
         self._lock = threading.Lock()
-        self._calls: deque[tuple[Future[Any], Callable[..., Any], tuple[Any, ...]]] = deque()
+        self._ended = threading.Condition(self._lock)  # a thread ended (for ``shutdown``)
+        self._calls: deque[Call] = deque()
         # One lock per idle thread, held until a call (or the shutdown) releases it: a
         # thread woken is told so exactly, even when its wait times out at that moment.
         self._idle: deque[threading.Lock] = deque()
         self._threads = 0  # alive
         self._started = 0  # in all
         self._shut = False
+        self._mine = threading.local()  # set on the pool's own threads
 
     def submit(self, fn: Callable[..., Any], /, *args: Any) -> Future[Any]:
         future: Future[Any] = Future()
+        call = (future, fn, args)
         with self._lock:
             if self._shut:
                 raise RuntimeError("cannot submit after shutdown")
-            self._calls.append((future, fn, args))
+            self._calls.append(call)
             if self._idle:
-                self._idle.popleft().release()  # an idle thread takes it
+                self._idle.pop().release()  # the thread idle the shortest takes it
                 return future
             if self._threads >= self.max_workers:
                 return future  # it waits for a thread to finish its call
@@ -59,12 +68,18 @@ class ElasticThreadPool:
         except BaseException:
             with self._lock:
                 self._threads -= 1
+                self._ended.notify_all()
+                try:
+                    self._calls.remove(call)  # never run: the caller is told it failed
+                except ValueError:
+                    return future  # a thread took it meanwhile: it runs, as accepted
             raise
         return future
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         """No more calls; each thread ends once the calls queued are done (``cancel_futures``:
-        those not started are cancelled). gthread never waits (``wait`` is ignored)."""
+        those not started are cancelled). ``wait``: until every thread has ended (gthread
+        does not wait; a pool thread never waits for itself)."""
         with self._lock:
             self._shut = True
             if cancel_futures:
@@ -72,6 +87,9 @@ class ElasticThreadPool:
                     self._calls.popleft()[0].cancel()
             while self._idle:
                 self._idle.popleft().release()
+            if wait and not getattr(self._mine, "pool", False):
+                while self._threads:
+                    self._ended.wait()
 
     def counts(self) -> dict[str, int]:
         """Threads alive, idle and started in all; calls waiting for a thread."""
@@ -84,30 +102,40 @@ class ElasticThreadPool:
             }
 
     def _work(self) -> None:
-        while True:
-            call = self._next()
-            if call is None:
-                return
-            future, fn, args = call
-            if not future.set_running_or_notify_cancel():
-                continue
-            try:
-                result = fn(*args)
-            except BaseException as err:
-                future.set_exception(err)
-            else:
-                future.set_result(result)
-            del call, future, fn, args  # a connection's objects go with its call
+        self._mine.pool = True
+        counted_out = False
+        try:
+            while True:
+                call = self._next()
+                if call is None:
+                    counted_out = True  # by ``_next``
+                    return
+                future, fn, args = call
+                if not future.set_running_or_notify_cancel():
+                    continue
+                try:
+                    result = fn(*args)
+                except BaseException as err:
+                    future.set_exception(err)
+                else:
+                    future.set_result(result)
+                del call, future, fn, args  # a connection's objects go with its call
+        finally:
+            if not counted_out:  # a done callback raised past ``Future`` (SystemExit)
+                with self._lock:
+                    self._threads -= 1
+                    self._ended.notify_all()
 
-    def _next(self) -> tuple[Future[Any], Callable[..., Any], tuple[Any, ...]] | None:
+    def _next(self) -> Call | None:
         """The next call to run, after waiting idle if none is queued; None: this thread
-        ends (idle ``idle_seconds``, or shut down with nothing left)."""
+        is counted out and ends (idle ``idle_seconds``, or shut down with nothing left)."""
         while True:
             with self._lock:
                 if self._calls:
                     return self._calls.popleft()
                 if self._shut:
                     self._threads -= 1
+                    self._ended.notify_all()
                     return None
                 waiter = threading.Lock()
                 waiter.acquire()
@@ -120,4 +148,5 @@ class ElasticThreadPool:
                 except ValueError:
                     continue  # a call woke it as it timed out: go and take it
                 self._threads -= 1
+                self._ended.notify_all()
                 return None

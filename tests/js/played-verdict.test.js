@@ -1,0 +1,61 @@
+// analysis.js playedVerdict: the headline of the engine's move agrees with the board's
+// exact options once they have solved it, and keeps the engine's own estimate labelled.
+import "./page-config.js";
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { playedVerdict } from "../../static/js/analysis.js";
+import { describeScore } from "../../static/js/format.js";
+import { gameInfo } from "../../static/js/rules.js";
+
+const info = gameInfo("connect4");
+const ply = 1; // Yellow to move after Red's first stone
+const exact = (score) => ({ score, exact: true });
+
+/** Medium's move 6, by its own depth-4 search "slightly worse"; the board's options given. */
+function medium(options, extra = {}) {
+  return { best_move: "6", score: -0.02, exact: false, depth: 4, move_scores: options, extra };
+}
+
+test("a move the board has solved wears the exact score; the estimate follows the label", () => {
+  const result = medium({ 4: exact(-4), 6: exact(-1) });
+  const verdict = playedVerdict(result, { played: true, note: null, info, ply });
+  assert.equal(verdict.score.text, describeScore(-1, true, info, ply).text);
+  assert.match(verdict.score.text, /^loss in \d+$/);
+  assert.equal(verdict.own.text, describeScore(-0.02, false, info, ply).text);
+  assert.equal(verdict.ownWords, `: ${verdict.own.text}`);
+  assert.equal(verdict.onPurpose, false);
+  assert.equal(verdict.boardNote, "");
+});
+
+test("unsolved, an analysis, or an exact search of its own: the search's own score", () => {
+  const cases = [
+    [medium({ 6: { score: 0.5, exact: false, depth: 12 } }), true], // the board estimates it too
+    [medium(null), true], // no options yet
+    [medium({ 4: exact(-4) }), true], // the move played not among them
+    [medium({ 6: exact(-1) }), false], // an analysis: nothing was played
+    [{ ...medium({ 6: exact(-1) }), score: 3, exact: true }, true], // Perfect: exact itself
+  ];
+  for (const [result, played] of cases) {
+    const verdict = playedVerdict(result, { played, note: null, info, ply });
+    assert.equal(verdict.score, verdict.own);
+    assert.equal(verdict.ownWords, "");
+  }
+});
+
+test("a weaker move on purpose stays so unless the board finds it no worse", () => {
+  const note = { kind: "weaker", strongest: { move: "4", score: 0.1, exact: false } };
+  const worse = playedVerdict(medium({ 4: exact(2), 6: exact(-1) }), { played: true, note, info, ply });
+  assert.equal(worse.onPurpose, true);
+  assert.equal(worse.boardNote, "");
+  const better = playedVerdict(medium({ 4: exact(-2), 6: exact(3) }), { played: true, note, info, ply });
+  assert.equal(better.onPurpose, false);
+  const win = describeScore(3, true, info, ply).text;
+  const loss = describeScore(-2, true, info, ply).text;
+  assert.equal(better.boardNote, ` The board’s analysis, which has solved both, finds it no worse: ${win} against ${loss}.`);
+  // The preferred move not solved: the search's word stands.
+  const open = playedVerdict(medium({ 4: { score: 0.1, exact: false }, 6: exact(3) }), { played: true, note, info, ply });
+  assert.equal(open.onPurpose, true);
+  // Near-equal picks are never "on purpose".
+  const near = { ...note, kind: "near_equal" };
+  assert.equal(playedVerdict(medium({ 4: exact(-2), 6: exact(3) }), { played: true, note: near, info, ply }).onPurpose, false);
+});
