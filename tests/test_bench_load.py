@@ -9,6 +9,7 @@ import struct
 import subprocess
 import sys
 import threading
+from collections.abc import Callable, Iterator
 
 import pytest
 import requests
@@ -81,75 +82,75 @@ def test_think_time_is_a_range_or_one_value() -> None:
     assert parse_think("0") == (0.0, 0.0)
 
 
-def test_a_player_sends_again_a_request_whose_connection_was_reset_under_it() -> None:
-    """As a browser does: the first connection is reset as the request arrives (a kept-alive
-    connection closed by the server at that moment), the second answers."""
+@contextlib.contextmanager
+def fake_server(
+    handle: Callable[[socket.socket, int], None],
+) -> Iterator[tuple[str, list[socket.socket]]]:
+    """A server on loopback that hands each connection it accepts, and its number, to
+    ``handle``: its /api/games URL and the connections it took."""
     listener = socket.create_server(("127.0.0.1", 0))
-    port = listener.getsockname()[1]
-
-    def serve() -> None:
-        first, _ = listener.accept()
-        first.recv(65536)
-        first.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-        first.close()  # a reset, no answer
-        second, _ = listener.accept()
-        second.recv(65536)
-        second.sendall(b"HTTP/1.1 201 Created\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
-        second.close()
-
-    server = threading.Thread(target=serve, daemon=True)
-    server.start()
-    with listener, browser_session() as http:
-        answer = http.post(f"http://127.0.0.1:{port}/api/games", json={}, timeout=10)
-    server.join(10)
-    assert answer.status_code == 201
-
-
-def test_a_player_never_sends_again_a_request_that_timed_out() -> None:
-    listener = socket.create_server(("127.0.0.1", 0))
-    port = listener.getsockname()[1]
     accepted: list[socket.socket] = []
 
     def serve() -> None:
         listener.settimeout(1)
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError):  # the listener closed: done
             while True:
-                accepted.append(listener.accept()[0])  # read, never answered
+                connection = listener.accept()[0]
+                accepted.append(connection)
+                handle(connection, len(accepted))
 
     server = threading.Thread(target=serve, daemon=True)
     server.start()
-    with listener, browser_session() as http, pytest.raises(requests.exceptions.Timeout):
-        http.post(f"http://127.0.0.1:{port}/api/games", json={}, timeout=0.5)
-    server.join(10)
-    for connection in accepted:
+    try:
+        with listener:
+            yield f"http://127.0.0.1:{listener.getsockname()[1]}/api/games", accepted
+    finally:
+        server.join(10)
+        for connection in accepted:
+            connection.close()
+
+
+def test_a_player_sends_again_a_request_whose_connection_was_reset_under_it() -> None:
+    """As a browser does: the first connection is reset as the request arrives (a kept-alive
+    connection closed by the server at that moment), the second answers."""
+
+    def reset_first(connection: socket.socket, number: int) -> None:
+        connection.recv(65536)
+        if number == 1:  # a reset, no answer
+            connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        else:
+            connection.sendall(
+                b"HTTP/1.1 201 Created\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"
+            )
         connection.close()
+
+    with fake_server(reset_first) as (url, accepted), browser_session() as http:
+        answer = http.post(url, json={}, timeout=10)
+    assert answer.status_code == 201 and len(accepted) == 2
+
+
+def test_a_player_never_sends_again_a_request_that_timed_out() -> None:
+    def never_answer(connection: socket.socket, number: int) -> None:
+        return None  # read, never answered
+
+    timed_out = pytest.raises(requests.exceptions.Timeout)
+    with fake_server(never_answer) as (url, accepted), browser_session() as http, timed_out:
+        http.post(url, json={}, timeout=0.5)
     assert len(accepted) == 1
 
 
 def test_a_refusal_with_retry_after_is_the_players_answer_not_a_retry() -> None:
     """A 429 (or 503) with ``Retry-After`` comes back to the player, which counts it
     (``create:429``); urllib3 would otherwise send it again and raise ``RetryError``."""
-    listener = socket.create_server(("127.0.0.1", 0))
-    port = listener.getsockname()[1]
-    accepted: list[socket.socket] = []
 
-    def serve() -> None:
-        listener.settimeout(2)
-        with contextlib.suppress(OSError):
-            while True:
-                connection = listener.accept()[0]
-                accepted.append(connection)
-                connection.recv(65536)
-                connection.sendall(
-                    b"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1\r\n"
-                    b"Content-Length: 2\r\nConnection: close\r\n\r\n{}"
-                )
-                connection.close()
+    def refuse(connection: socket.socket, number: int) -> None:
+        connection.recv(65536)
+        connection.sendall(
+            b"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1\r\n"
+            b"Content-Length: 2\r\nConnection: close\r\n\r\n{}"
+        )
+        connection.close()
 
-    server = threading.Thread(target=serve, daemon=True)
-    server.start()
-    with listener, browser_session() as http:
-        answer = http.post(f"http://127.0.0.1:{port}/api/games", json={}, timeout=5)
-    server.join(10)
-    assert answer.status_code == 429
-    assert len(accepted) == 1
+    with fake_server(refuse) as (url, accepted), browser_session() as http:
+        answer = http.post(url, json={}, timeout=5)
+    assert answer.status_code == 429 and len(accepted) == 1

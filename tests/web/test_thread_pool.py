@@ -27,6 +27,15 @@ def eventually(check: Callable[[], bool]) -> None:
         time.sleep(0.005)
 
 
+def crowd(pool: ElasticThreadPool, size: int) -> None:
+    """``size`` calls at once, each on a thread of its own, then all done."""
+    release = threading.Event()
+    calls = [pool.submit(release.wait, PATIENCE) for _ in range(size)]
+    eventually(lambda: pool.counts()["threads"] == size)
+    release.set()
+    assert all(call.result(PATIENCE) for call in calls)
+
+
 def test_a_call_runs_on_a_thread_and_its_future_tells_its_result_and_callbacks() -> None:
     pool = ElasticThreadPool(4)
     done: list[Future[int]] = []
@@ -74,11 +83,7 @@ def test_an_idle_thread_serves_the_next_call_rather_than_a_new_one() -> None:
 
 def test_idle_threads_end_and_a_later_crowd_starts_them_again() -> None:
     pool = ElasticThreadPool(50, idle_seconds=0.05)
-    release = threading.Event()
-    futures = [pool.submit(release.wait, PATIENCE) for _ in range(20)]
-    eventually(lambda: pool.counts()["threads"] == 20)
-    release.set()
-    assert all(f.result(PATIENCE) for f in futures)
+    crowd(pool, 20)
     eventually(lambda: pool.counts()["threads"] == 0)
     assert threading.active_count() < 20
     assert pool.submit(lambda: "again").result(PATIENCE) == "again"
@@ -235,11 +240,7 @@ def test_the_threads_a_crowd_left_end_under_a_light_steady_load() -> None:
     busy, and the other 49 reach their idle time (with the longest idle first, each call
     would keep a different one alive for ever)."""
     pool = ElasticThreadPool(100, idle_seconds=0.2)
-    release = threading.Event()
-    crowd = [pool.submit(release.wait, PATIENCE) for _ in range(50)]
-    eventually(lambda: pool.counts()["threads"] == 50)
-    release.set()
-    assert all(f.result(PATIENCE) for f in crowd)
+    crowd(pool, 50)
 
     def trickle_until_few() -> bool:
         pool.submit(lambda: None).result(PATIENCE)
