@@ -6,12 +6,12 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from collections.abc import Callable
 from concurrent.futures import CancelledError, Future
 from types import SimpleNamespace
 
 import pytest
 
+from tests.web.helpers import wait_until
 from webapp.web import thread_pool
 from webapp.web.server import Server, SocketWorker
 from webapp.web.thread_pool import ElasticThreadPool
@@ -20,18 +20,11 @@ from webapp.web.thread_pool import ElasticThreadPool
 PATIENCE = 10.0
 
 
-def eventually(check: Callable[[], bool]) -> None:
-    deadline = time.monotonic() + PATIENCE
-    while not check():
-        assert time.monotonic() < deadline, "the pool never got there"
-        time.sleep(0.005)
-
-
 def crowd(pool: ElasticThreadPool, size: int) -> None:
     """``size`` calls at once, each on a thread of its own, then all done."""
     release = threading.Event()
     calls = [pool.submit(release.wait, PATIENCE) for _ in range(size)]
-    eventually(lambda: pool.counts()["threads"] == size)
+    wait_until(lambda: pool.counts()["threads"] == size)
     release.set()
     assert all(call.result(PATIENCE) for call in calls)
 
@@ -76,7 +69,7 @@ def test_an_idle_thread_serves_the_next_call_rather_than_a_new_one() -> None:
     pool = ElasticThreadPool(10, idle_seconds=PATIENCE)
     for n in range(20):
         assert pool.submit(lambda n=n: n).result(PATIENCE) == n
-        eventually(lambda: pool.counts()["idle"] == 1)
+        wait_until(lambda: pool.counts()["idle"] == 1)
     assert pool.counts()["started"] == 1
     pool.shutdown()
 
@@ -84,7 +77,7 @@ def test_an_idle_thread_serves_the_next_call_rather_than_a_new_one() -> None:
 def test_idle_threads_end_and_a_later_crowd_starts_them_again() -> None:
     pool = ElasticThreadPool(50, idle_seconds=0.05)
     crowd(pool, 20)
-    eventually(lambda: pool.counts()["threads"] == 0)
+    wait_until(lambda: pool.counts()["threads"] == 0)
     assert threading.active_count() < 20
     assert pool.submit(lambda: "again").result(PATIENCE) == "again"
     assert pool.counts()["started"] == 21
@@ -113,18 +106,18 @@ def test_no_call_is_lost_when_threads_time_out_as_calls_come() -> None:
         thread.start()
     for thread in submitters:
         thread.join(PATIENCE)
-    eventually(lambda: len(ran) == 2000)
+    wait_until(lambda: len(ran) == 2000)
     assert sorted(ran) == sorted(k * 1000 + n for k in range(4) for n in range(500))
-    eventually(lambda: pool.counts()["threads"] == 0)
+    wait_until(lambda: pool.counts()["threads"] == 0)
     pool.shutdown()
 
 
 def test_shutdown_wakes_idle_threads_refuses_calls_and_may_cancel_the_queued() -> None:
     pool = ElasticThreadPool(1, idle_seconds=3600)  # idle, they would wait an hour
     assert pool.submit(lambda: 1).result(PATIENCE) == 1
-    eventually(lambda: pool.counts()["idle"] == 1)
+    wait_until(lambda: pool.counts()["idle"] == 1)
     pool.shutdown(wait=False)
-    eventually(lambda: pool.counts()["threads"] == 0)
+    wait_until(lambda: pool.counts()["threads"] == 0)
     with pytest.raises(RuntimeError):
         pool.submit(lambda: 2)
 
@@ -137,7 +130,7 @@ def test_shutdown_wakes_idle_threads_refuses_calls_and_may_cancel_the_queued() -
         queued.result(PATIENCE)
     release.set()
     assert first.result(PATIENCE) is True
-    eventually(lambda: busy.counts()["threads"] == 0)
+    wait_until(lambda: busy.counts()["threads"] == 0)
 
 
 def test_shutdown_may_wait_for_the_calls_running() -> None:
@@ -175,7 +168,7 @@ def test_a_thread_killed_by_its_done_callback_gives_its_place_back() -> None:
     future = pool.submit(release.wait, PATIENCE)
     future.add_done_callback(lambda _: sys.exit(0))  # run by the pool's thread
     release.set()
-    eventually(lambda: pool.counts()["threads"] == 0)
+    wait_until(lambda: pool.counts()["threads"] == 0)
     assert pool.submit(lambda: "served").result(PATIENCE) == "served"
     pool.shutdown()
 
@@ -247,7 +240,7 @@ def test_the_threads_a_crowd_left_end_under_a_light_steady_load() -> None:
         time.sleep(0.005)
         return pool.counts()["threads"] <= 2
 
-    eventually(trickle_until_few)
+    wait_until(trickle_until_few)
     pool.shutdown()
 
 
@@ -286,7 +279,7 @@ def test_no_call_is_lost_or_run_twice_when_shutdown_races_submits_and_timeouts(
         else:
             assert runs[n] == 1
     assert all(count == 1 for count in runs.values())
-    eventually(lambda: pool.counts()["threads"] == 0)
+    wait_until(lambda: pool.counts()["threads"] == 0)
 
 
 def test_gunicorns_worker_serves_connections_on_the_elastic_pool() -> None:
