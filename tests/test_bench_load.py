@@ -22,11 +22,14 @@ LABEL = 14
 
 
 @pytest.mark.slow
-def test_a_small_load_run_prints_a_row_per_scenario_and_every_move_is_answered() -> None:
+@pytest.mark.parametrize("client", ["lean", "threads"])
+def test_a_small_load_run_prints_a_row_per_scenario_and_every_move_is_answered(
+    client: str,
+) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "webapp.bench", "load", "--scenario", "easy,hostile",
          "--players", "2", "--moves", "2", "--think", "0", "--hostile", "2",
-         "--workers", "1", "--game", "tictactoe"],
+         "--workers", "1", "--game", "tictactoe", "--client", client],
         capture_output=True, text=True, timeout=150, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
@@ -53,6 +56,9 @@ def test_a_small_load_run_prints_a_row_per_scenario_and_every_move_is_answered()
     assert len(cpu) == 2, done.stdout  # one under each scenario
     assert "(4 moves)" in cpu[0] and "(4 moves)" in cpu[1], done.stdout
     assert all("(each: " in line for line in cpu), done.stdout  # every search process's too
+    # The bench's own CPU, which it takes from the machine it measures, under each too.
+    own = [line for line in lines if line.strip().startswith("CPU of the bench's own clients")]
+    assert len(own) == 2 and all(line.endswith(f" ms ({client})") for line in own), done.stdout
     # The burst's scenario alone has a steady window: the moves after the burst, priced
     # without the page fetches (their own CPU on a line of its own).
     page = [line for line in lines if line.strip().startswith("CPU per page fetch:")]

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import resource
 import sys
 import threading
 import time
@@ -47,7 +48,7 @@ from typing import Any
 
 import requests
 
-from webapp.bench import load_timings
+from webapp.bench import lean_players, load_timings
 from webapp.bench.load_players import (
     REPLY_TIMEOUT,
     HostileConnection,
@@ -202,6 +203,13 @@ def cpu_of(pid: int | None) -> tuple[float, dict[int, float]]:
     return cpu_seconds(web), {each: cpu_seconds(each) for each in searches}
 
 
+def own_cpu() -> float:
+    """CPU seconds this process (the bench: its players' clients) has used so far: it
+    shares the machine with the server it measures."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def web_cpu(pid: int | None) -> Callable[[], float] | None:
     """A reader of the CPU seconds of the web process below ``pid`` (None: not read)."""
     if pid is None:
@@ -254,6 +262,9 @@ class Options:
     think: tuple[float, float]
     max_seconds: float  # per scenario: no new move after this
     seed: int
+    #: The players' client: "lean" (one event loop, ``lean_players``) or "threads"
+    #: (python-socketio's threaded client, four threads a player).
+    client: str = "lean"
 
 
 def settings_for(level: str) -> dict[str, Any]:
@@ -267,6 +278,15 @@ def run_players(urls: list[str], scenario: Scenario, options: Options, stop: thr
     Player ``i`` plays on ``urls[i % len(urls)]`` (several web processes share them).
     With a burst and ``steady``, the players meet again once their burst moves are answered
     and the steady window opens there."""
+    started = time.perf_counter()
+    if options.client == "lean":  # one event loop for the crowd (lean_players)
+        plan = PlayerPlan(options.game, settings_for(scenario.level), scenario.moves,
+                          options.think, stop, burst_tally=burst)  # fmt: skip
+        action = None if steady is None else steady.open
+        lean_players.play(urls, plan, tally, scenario.players, options.seed,
+                          started + options.max_seconds, action)  # fmt: skip
+        stop.set()
+        return time.perf_counter() - started
     barrier = threading.Barrier(scenario.players) if burst is not None else None
     settled = None
     if burst is not None and steady is not None:
@@ -275,7 +295,6 @@ def run_players(urls: list[str], scenario: Scenario, options: Options, stop: thr
                       stop, barrier, burst, settled)  # fmt: skip
     players = [Player(urls[i % len(urls)], plan, tally, options.seed * 1000 + i)
                for i in range(scenario.players)]  # fmt: skip
-    started = time.perf_counter()
     threads = start_threads([p.run for p in players])
     deadline = started + options.max_seconds
     for thread in threads:
@@ -382,6 +401,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--max-seconds", type=float, default=60.0,
                         help="per scenario: no new move after this (60)")  # fmt: skip
     parser.add_argument("--seed", type=int, default=1, help="the players' moves")
+    parser.add_argument("--client", choices=("lean", "threads"), default="lean",
+                        help="the players' Socket.IO client: one event loop for the crowd "
+                        "(lean, the default) or python-socketio's threaded client, four "
+                        "threads a player (threads: what the bench cost before)")  # fmt: skip
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="a setting of the servers started here (repeatable), e.g. "
                         "LIVE_SCORES=false to see what the scores cost the replies")  # fmt: skip
@@ -404,7 +427,7 @@ def chosen(args: argparse.Namespace) -> list[Scenario]:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     scenarios = chosen(args)
-    options = Options(args.game, args.think, args.max_seconds, args.seed)
+    options = Options(args.game, args.think, args.max_seconds, args.seed, args.client)
     started = time.perf_counter()
     try:
         server = LoadServer(args.url, args.workers, redis=args.redis, db=args.db, web=args.web,
@@ -419,11 +442,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             for scenario in scenarios:
                 pid = None if args.redis else server.web_pid
                 before, timed = cpu_of(pid), load_timings.snapshot(server.urls[0])
-                cpu = web_cpu(pid)
+                cpu, own = web_cpu(pid), own_cpu()
                 outcome = run_scenario(server.urls, scenario, options, cpu)
-                after = cpu_of(pid)
+                after, own = cpu_of(pid), own_cpu() - own
                 print_outcome(outcome)
-                print_cpu(pid, before, after, sum(row.tally.moves for row in outcome.rows))
+                moves = sum(row.tally.moves for row in outcome.rows)
+                print_cpu(pid, before, after, moves)
+                if moves:
+                    print(f"  CPU of the bench's own clients per move: {own * 1000 / moves:.2f} "
+                          f"ms ({options.client})", flush=True)  # fmt: skip
                 load_timings.report(timed, load_timings.snapshot(server.urls[0]))
                 if outcome.steady is not None and cpu is not None:
                     outcome.steady.page_cpu = measure_page(server.urls[0], cpu)
