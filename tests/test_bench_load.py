@@ -14,8 +14,9 @@ from collections.abc import Callable, Iterator
 import pytest
 import requests
 
+from webapp import protocol
 from webapp.bench.load import nearest_rank, parse_think
-from webapp.bench.load_players import browser_session
+from webapp.bench.load_players import ANSWERED, LOST, REFUSED, Tally, account, browser_session
 
 #: Width of the table's first column (the row's label may hold a space).
 LABEL = 14
@@ -160,3 +161,17 @@ def test_a_refusal_with_retry_after_is_the_players_answer_not_a_retry() -> None:
     with fake_server(refuse) as (url, accepted), browser_session() as http:
         answer = http.post(url, json={}, timeout=5)
     assert answer.status_code == 429 and len(accepted) == 1
+
+
+def test_every_outcome_of_a_move_is_counted_once() -> None:
+    tally = Tally()
+    assert account(tally, {"move": "4"}, None, ends=False, seconds=0.02) == ANSWERED
+    assert account(tally, {"status": "won"}, None, ends=True, seconds=0.0) == ANSWERED
+    assert account(tally, None, protocol.BUSY, ends=False, seconds=0.0) == REFUSED
+    assert account(tally, None, protocol.ENGINE_FAILED, ends=False, seconds=0.0) == LOST
+    assert account(tally, None, "disconnected", ends=True, seconds=0.0) == LOST
+    assert account(tally, None, None, ends=False, seconds=0.0) == LOST  # no answer in time
+    # Expected: the answered reply, the failed engine's, the timed-out one; the refused
+    # move and the game-ending ones want no reply. Only the answer has a latency.
+    assert (tally.expected, tally.replies, tally.ended, tally.timeouts) == (3, 1, 1, 1)
+    assert tally.latencies == [0.02]

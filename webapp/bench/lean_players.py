@@ -19,10 +19,12 @@ from typing import Any
 from webapp import protocol
 from webapp.bench.lean_socketio import LeanClient
 from webapp.bench.load_players import (
+    LOST,
     REPLY_TIMEOUT,
     GameRefused,
     PlayerPlan,
     Tally,
+    account,
     browser_session,
     cookie_header,
 )
@@ -183,23 +185,14 @@ class LeanPlayer:
             )
         except TimeoutError:
             answer = None
-        if isinstance(answer, dict):
-            if ends:
-                tally.add(ended=1)
-            else:
-                tally.add(expected=1)
-                tally.reply(self.received - sent)
-                after += answer["move"]
+        reply = answer if isinstance(answer, dict) else None
+        failure = answer if isinstance(answer, str) else None
+        outcome = account(tally, reply, failure, ends, self.received - sent)
+        if reply is not None:
+            after += "" if ends else reply["move"]
             self.moves, self.position = after, new_game(self.plan.game, after)
-        elif answer == protocol.BUSY:
-            pass  # refused: the position is unchanged, the player tries again later
-        elif answer is not None:  # the engine failed, the connection dropped, ...
-            if answer in (protocol.ENGINE_FAILED, "disconnected") and not ends:
-                tally.add(expected=1)
+        elif outcome == LOST:
             await self._disconnect()  # the game's state is unknown: the next move starts afresh
-        else:
-            tally.add(expected=0 if ends else 1, timeouts=1)
-            await self._disconnect()
 
     async def _disconnect(self) -> None:
         sio, self.sio = self.sio, None

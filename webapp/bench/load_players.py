@@ -118,6 +118,34 @@ def connect(url: str, client: socketio.Client, cookies: str = "") -> None:
     client.connect(url, headers=headers, transports=["websocket"], wait_timeout=REPLY_TIMEOUT)
 
 
+#: ``account``'s outcomes: the move was answered (or ended the game), refused as busy (the
+#: position is unchanged: the player tries again later), or the game's state is unknown
+#: (the engine failed, the connection dropped, no answer in time: start afresh).
+ANSWERED, REFUSED, LOST = "answered", "refused", "lost"
+
+
+def account(
+    tally: Tally, answer: dict[str, Any] | None, failure: str | None, ends: bool, seconds: float
+) -> str:
+    """Count a move's outcome in ``tally``: its ``answer`` (the engine's reply, or the
+    state of the game it ended) after ``seconds``, else the ``failure`` (an error code,
+    "disconnected"), else nothing in time. Which of the three outcomes it was."""
+    if answer is not None:
+        if ends:
+            tally.add(ended=1)
+        else:
+            tally.add(expected=1)
+            tally.reply(seconds)
+        return ANSWERED
+    if failure == protocol.BUSY:
+        return REFUSED
+    if failure is None:
+        tally.add(expected=0 if ends else 1, timeouts=1)
+    elif failure in (protocol.ENGINE_FAILED, "disconnected") and not ends:
+        tally.add(expected=1)
+    return LOST
+
+
 @dataclass
 class PlayerPlan:
     """What a player plays: game, settings, how many moves, how long it thinks."""
@@ -250,23 +278,12 @@ class Player:
             self.cond.wait_for(lambda: self.answer is not None or self.failure is not None,
                                timeout=REPLY_TIMEOUT)  # fmt: skip
             answer, failure, received = self.answer, self.failure, self.received
+        outcome = account(tally, answer, failure, ends, received - sent)
         if answer is not None:
-            if ends:
-                tally.add(ended=1)
-            else:
-                tally.add(expected=1)
-                tally.reply(received - sent)
-                after += answer["move"]
+            after += "" if ends else answer["move"]
             self.moves, self.position = after, new_game(self.plan.game, after)
-        elif failure == protocol.BUSY:
-            pass  # refused: the position is unchanged, the player tries again later
-        elif failure is not None:  # the engine failed, the connection dropped, ...
-            if failure in (protocol.ENGINE_FAILED, "disconnected") and not ends:
-                tally.add(expected=1)
+        elif outcome == LOST:
             self._disconnect()  # the game's state is unknown: the next move starts afresh
-        else:
-            tally.add(expected=0 if ends else 1, timeouts=1)
-            self._disconnect()
 
     def _disconnect(self) -> None:
         self.closing = True
