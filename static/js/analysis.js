@@ -62,6 +62,8 @@ export function createAnalysisPanel(root, { info, algorithms, levels, styles, on
   }
   parts.compareButton.addEventListener("click", () => onCompare());
 
+  const idleWords = parts.empty.textContent;
+  const searchingWords = "Searching: each depth appears here as soon as it is complete.";
   const playerName = (ply) => info.players[ply % 2];
   const moveName = (move) => `${info.moveNoun} ${move}`;
 
@@ -70,6 +72,9 @@ export function createAnalysisPanel(root, { info, algorithms, levels, styles, on
     parts.thinking.hidden = !thinking.active && thinking.queued === null;
     root.classList.toggle("is-thinking", thinking.active);
     parts.thinkingText.textContent = thinkingText(thinking);
+    // Under way before its first depth is done (a long minimax depth): not "as soon as
+    // it starts thinking" beside "Engine is thinking…".
+    parts.empty.textContent = thinking.active ? searchingWords : idleWords;
   }
 
   /**

@@ -15,7 +15,7 @@ import { analysisTitle, createFriendPanel } from "./friend-panel.js";
 import { createGraphFill } from "./graph-fill.js";
 import { createMoveList } from "./movelist.js";
 import { gameInfo, replay } from "./rules.js";
-import { bindSettings } from "./settings-form.js";
+import { bindSettings, savedNote } from "./settings-form.js";
 import { connectGame } from "./socket.js";
 import { createScoresFill } from "./scores-fill.js";
 import { createStatus } from "./status.js";
@@ -49,7 +49,7 @@ const settingsForm = bindSettings($("settings-form"), {
   onChange: (partial) => {
     if (!M.isPlayer(model)) return status.error("Only the players can change the engine's settings.");
     socket.settings(partial);
-    status.info("Settings saved: they apply from the engine's next move.");
+    status.info(savedNote(partial));
   },
   onInvalid: (message) => status.error(`Not saved. ${message}`),
 });

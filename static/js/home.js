@@ -58,8 +58,8 @@ form.addEventListener("submit", async (event) => {
 window.addEventListener("pageshow", (event) => {
   /** @type {HTMLButtonElement} */ (form.querySelector('[type="submit"]')).disabled = false;
   status.textContent = "";
-  if (event.persisted) showRecentGames(document.getElementById("recent-games"), config.games);
+  if (event.persisted) showRecentGames(document.getElementById("recent-games"), config.games, config.levels);
 });
 
 syncGame();
-showRecentGames(document.getElementById("recent-games"), config.games);
+showRecentGames(document.getElementById("recent-games"), config.games, config.levels);

@@ -4,6 +4,7 @@
 // convenience, not a need).
 
 import { myGames } from "./api.js";
+import { GAMES } from "./rules.js";
 
 const OUTCOMES = { playing: "in progress", drawn: "draw" };
 
@@ -27,8 +28,24 @@ export function ago(iso, now = Date.now()) {
   return new Date(then).toISOString().slice(0, 10);
 }
 
+/**
+ * A card's two lines: the game and whom it is against ("Connect Four · Easy", "Tic-tac-toe
+ * · with a friend"), then your side, how it stands, its moves and when ("you play Red · in
+ * progress · 1 move · just now"): two games of one kind started in a row differ.
+ * @param {any} game @param {Record<string, string>} labels @param {Record<string, {label: string}>} levels
+ */
+export function describeGame(game, labels, levels = {}, now = Date.now()) {
+  const against = game.level ? levels[game.level]?.label || game.level : "with a friend";
+  const side = GAMES[game.game]?.players[game.human_side];
+  const moves = `${game.move_count} move${game.move_count === 1 ? "" : "s"}`;
+  return {
+    title: `${labels[game.game] || game.game} · ${against}`,
+    detail: [side ? `you play ${side}` : "", outcome(game), moves, ago(game.updated_at, now)].filter(Boolean).join(" · "),
+  };
+}
+
 /** Fill `section` (its list is `[data-list]` or the first `ol`) with `games`. */
-export function renderRecentGames(section, games, labels) {
+export function renderRecentGames(section, games, labels, levels = {}) {
   const list = section.querySelector("ol");
   list.replaceChildren();
   for (const game of games) {
@@ -39,11 +56,11 @@ export function renderRecentGames(section, games, labels) {
     link.href = game.url;
     const title = document.createElement("span");
     title.className = "recent-title";
-    title.textContent = labels[game.game] || game.game;
+    const described = describeGame(game, labels, levels);
+    title.textContent = described.title;
     const detail = document.createElement("span");
     detail.className = "recent-detail";
-    const moves = `${game.move_count} move${game.move_count === 1 ? "" : "s"}`;
-    detail.textContent = `${outcome(game)} · ${moves} · ${ago(game.updated_at)}`;
+    detail.textContent = described.detail;
     link.append(title, detail);
     item.append(link);
     list.append(item);
@@ -52,9 +69,9 @@ export function renderRecentGames(section, games, labels) {
 }
 
 /** Load and show the list; leave the section hidden on any failure. */
-export async function showRecentGames(section, labels) {
+export async function showRecentGames(section, labels, levels = {}) {
   try {
-    renderRecentGames(section, await myGames(), labels);
+    renderRecentGames(section, await myGames(), labels, levels);
   } catch {
     section.hidden = true;
   }

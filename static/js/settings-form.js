@@ -58,6 +58,13 @@ export function levelHint(base, level, algorithm, customDepth) {
  * the settings a person just changed; custom limits only once they can be used
  * (each field empty or in its range, one given), else `onInvalid(message)`.
  */
+/** The note for settings just saved (`partial`: the keys changed). What the engine plays
+ * with takes effect from its next move; showing or hiding the analysis, at once. */
+export function savedNote(partial) {
+  const forEngine = Object.keys(partial).some((key) => key !== "show_analysis");
+  return forEngine ? "Settings saved: they apply from the engine's next move." : "Settings saved.";
+}
+
 export function bindSettings(root, { limits, onChange = (_partial) => {}, onInvalid = (_message) => {} }) {
   const field = (name) => root.querySelector(`[name="${name}"]`);
   const checked = (name) => root.querySelector(`[name="${name}"]:checked`);

@@ -110,6 +110,13 @@ def test_an_answer_from_the_opening_book_says_so(page: Page) -> None:
     expect(ui.stat("depth")).to_have_text("opening book")
     expect(page.locator("#depth-table tbody tr.is-book td").first).to_have_text("opening book")
     expect(page.locator("#eval-text")).to_contain_text("wins with best play")
+    # On one line, "opening book" made the table wider than a desktop's panel (its time
+    # column cut off, the table scrolled sideways).
+    widths = page.evaluate(
+        "() => { const t = document.querySelector('#depth-table');"
+        " return [t.scrollWidth, t.parentElement.clientWidth]; }"
+    )
+    assert widths[0] <= widths[1], widths
 
 
 def test_at_medium_the_badges_end_exact(page: Page) -> None:

@@ -206,6 +206,7 @@ def test_my_games_lists_this_browsers_games_newest_first(client: FlaskClient, ap
         "status": "won",
         "winner": 0,
         "human_side": 0,
+        "level": won["settings"]["level"],  # what tells two games of one kind apart
         "updated_at": won["updated_at"],
         "url": f"/g/{won['id']}",
     }

@@ -217,3 +217,18 @@ def test_the_learn_page_is_a_games_and_creates_nothing(client: FlaskClient, app:
     missing = client.get("/learn/nosuchgame")
     assert missing.status_code == 404
     assert "There is no game at this link" in missing.get_data(as_text=True)
+
+
+def test_a_finished_position_offers_its_analysis_not_a_game(
+    client: FlaskClient, app: Flask
+) -> None:
+    """X has won: "Play from here" would make a finished game the user never played."""
+    response = client.get("/new?game=tictactoe&moves=1234567")
+    page = response.get_data(as_text=True)
+    assert response.status_code == 200 and "X has won" in page
+    assert "Play from here" not in page and 'action="/new"' not in page
+    assert 'href="/analysis?game=tictactoe&amp;moves=1234567"' in page
+    refused = client.post("/new", data={"game": "tictactoe", "moves": "1234567"})
+    assert refused.status_code == 409  # game_over, as a move in a finished game
+    assert "that game is over: there is nothing to play." in refused.get_data(as_text=True)
+    assert games_stored(app) == 0

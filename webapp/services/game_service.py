@@ -182,6 +182,8 @@ class GameService:
                     if r.friend is None
                     else int(r.friend["creator_side"]) ^ (r.seat_hash != seat)  # 1 - it
                 ),
+                # the engine's level (what tells two games of one kind apart); none between people
+                "level": None if r.friend is not None else r.settings.get("level"),
                 "updated_at": r.updated_at,
                 "url": game_url(r.id),
             }

@@ -174,7 +174,10 @@ def new() -> Any:
         owner = ensure_identity()
         admit("create")
         # typed forms ("4 4 5 3", "ddec") are normalised, and refused, as the link's GET does
-        moves = preview(form.get("game"), None, form.get("moves", ""))["moves"]
+        position = preview(form.get("game"), None, form.get("moves", ""))
+        if position["status"] != "playing":  # its page offers the analysis board instead
+            raise GameError(protocol.GAME_OVER, "that game is over: there is nothing to play.")
+        moves = position["moves"]
         record = service().create(form.get("game"), link_settings(form), moves, owner=owner)
     except RateLimited as error:
         page, status = error_page(error.message, error.status)
