@@ -40,7 +40,8 @@ export function describeGame(game, labels, levels = {}, now = Date.now()) {
   const moves = `${game.move_count} move${game.move_count === 1 ? "" : "s"}`;
   return {
     title: `${labels[game.game] || game.game} · ${against}`,
-    detail: [side ? `you play ${side}` : "", outcome(game), moves, ago(game.updated_at, now)].filter(Boolean).join(" · "),
+    // A no-break space before each dot: a line that wraps starts with words, not "·".
+    detail: [side ? `you play ${side}` : "", outcome(game), moves, ago(game.updated_at, now)].filter(Boolean).join("\u00a0· "),
   };
 }
 

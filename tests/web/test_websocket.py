@@ -4,7 +4,9 @@ does not read, and no reader or writer thread per connection."""
 
 from __future__ import annotations
 
+import asyncio
 import gc
+import json
 import os
 import socket
 import threading
@@ -15,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import requests
 import socketio
 from engineio import packet
 from engineio.socket import Socket as EngineSocket
@@ -33,6 +36,8 @@ from wsproto.events import (
 from tests.web.helpers import WAIT, wait_until
 from tests.web.test_end_to_end import Browser, Server, check_engine_moves, play_against_the_engine
 from tests.web.test_main import raw_request
+from webapp import protocol
+from webapp.bench.lean_socketio import LeanClient
 from webapp.bench.processes import descendants
 from webapp.web import websocket
 from webapp.web.websocket import Connection, PingTask, SocketQueue
@@ -127,7 +132,11 @@ def test_a_message_past_the_limit_ends_the_connection(pair: tuple[Connection, Cl
     client.send(TextMessage(data="x" * (MAX_MESSAGE // 2), message_finished=False))
     client.send(TextMessage(data="x" * (MAX_MESSAGE // 2 + 1)))
     assert connection.receive() is None
-    (close,) = client.events(1)
+    said, close = client.events(2)  # why, as the app's error event, then the close code
+    assert isinstance(said, TextMessage) and said.data.startswith("42")
+    name, payload = json.loads(said.data[2:])
+    assert name == protocol.ERROR and payload["code"] == protocol.BAD_REQUEST
+    assert f"over {MAX_MESSAGE:,} bytes" in payload["message"]
     assert isinstance(close, CloseConnection) and close.code == 1009
     with pytest.raises(websocket.Closed):
         connection.send("too late")
@@ -141,7 +150,8 @@ def test_empty_fragments_count_against_the_limit(pair: tuple[Connection, Client]
         client.send(TextMessage(data="", message_finished=False))
     client.send(TextMessage(data="2"))
     assert connection.receive() is None  # not "42"
-    (close,) = client.events(1)
+    said, close = client.events(2)
+    assert isinstance(said, TextMessage) and said.data.startswith('42["error"')
     assert isinstance(close, CloseConnection) and close.code == 1009
 
 
@@ -369,4 +379,37 @@ def test_a_page_that_long_polls_first_is_upgraded_and_plays(tmp_path: Path) -> N
         check_engine_moves(player, game, final)
     finally:
         player.close()
+        server.stop()
+
+
+@pytest.mark.slow
+def test_a_message_past_the_limit_is_told_why_and_changes_nothing(tmp_path: Path) -> None:
+    """Over the real server: a move of 70,000 characters gets the ``error`` event, then the
+    connection ends; the game is as it was (a page reconnects and is sent it afresh)."""
+    server = Server(tmp_path / "games.db", tmp_path / "server.log", "--set", "SEARCH_WARMUP=false")
+    try:
+        with requests.Session() as http:
+            body = {"game": "connect4", "settings": {"level": "easy"}}
+            game = http.post(f"{server.url}/api/games", json=body, timeout=WAIT).json()
+            cookies = "; ".join(f"{c.name}={c.value}" for c in http.cookies)
+
+            async def send_too_much() -> list[Any]:
+                errors: list[Any] = []
+                ended = asyncio.Event()
+                client = LeanClient()
+                client.on(protocol.ERROR, errors.append)
+                client.disconnected = ended.set
+                await client.connect(server.url, cookies)
+                await client.call(protocol.JOIN, {"game_id": game["id"]})
+                await client.emit(protocol.MOVE, {"game_id": game["id"], "move": "4" * 70_000})
+                await asyncio.wait_for(ended.wait(), WAIT)
+                await client.disconnect()
+                return errors
+
+            errors = asyncio.run(send_too_much())
+            assert [e["code"] for e in errors] == [protocol.BAD_REQUEST], errors
+            assert "over 65,536 bytes" in errors[0]["message"]
+            state = http.get(f"{server.url}/api/games/{game['id']}", timeout=WAIT).json()
+            assert state["moves"] == "" and state["version"] == game["version"]
+    finally:
         server.stop()

@@ -27,6 +27,7 @@ before. ``install(eio)`` puts both in an Engine.IO server in threading mode.
 
 from __future__ import annotations
 
+import json
 import logging
 import queue
 import socket
@@ -55,6 +56,7 @@ from wsproto.events import (
 from wsproto.frame_protocol import CloseReason
 from wsproto.utilities import LocalProtocolError, RemoteProtocolError
 
+from webapp import protocol
 from webapp.search_pool.timers import Timers
 from webapp.web.headers import BARE
 
@@ -80,6 +82,14 @@ REFUSED = (
     + f"Content-Length: {len(_REFUSAL)}\r\n\r\n".encode()
     + _REFUSAL
 )
+
+
+def too_big(limit: int) -> str:
+    """The Socket.IO ``error`` event (default namespace) for a message past ``limit`` bytes."""
+    message = (f"That message is over {limit:,} bytes, the most the server takes: the "
+               "connection is closed (a page reconnects).")  # fmt: skip
+    event = [protocol.ERROR, {"code": protocol.BAD_REQUEST, "message": message}]
+    return "42" + json.dumps(event, separators=(",", ":"))
 
 
 class Closed(Exception):
@@ -157,6 +167,9 @@ class Connection:
             if isinstance(event, (TextMessage, BytesMessage)):
                 self._part_bytes += len(event.data) + FRAGMENT_COST
                 if self._part_bytes > self._max_message + FRAGMENT_COST:
+                    # Said first as the app's own ``error`` event (a page or a script hears
+                    # why its connection ends), then as the WebSocket's close code.
+                    self._write(self._ws.send(TextMessage(data=too_big(self._max_message))))
                     self._close_frame(CloseReason.MESSAGE_TOO_BIG, "Message is too big")
                     self._end()
                     return
