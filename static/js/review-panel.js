@@ -42,7 +42,7 @@ export function createReviewPanel(movesPanel) {
   /** The panel's element `id` (the template decides its kind). */
   const $ = (/** @type {string} */ id) => /** @type {any} */ (panel.querySelector(`#${id}`));
   $("review-hint").querySelector(".review-legend").textContent = Object.values(CLASSES)
-    .map((c) => `${c.symbol} ${c.word}`)
+    .map((c) => `${c.symbol}\u00a0${c.word}`) // "?" and "mistake" on one line
     .join(", ");
   return $;
 }
