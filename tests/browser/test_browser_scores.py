@@ -117,6 +117,9 @@ def test_an_answer_from_the_opening_book_says_so(page: Page) -> None:
         " return [t.scrollWidth, t.parentElement.clientWidth]; }"
     )
     assert widths[0] <= widths[1], widths
+    # A reload keeps the depth table of the engine's last move, as the rest of the panel.
+    page.reload()
+    expect(page.locator("#depth-table tbody tr.is-book td").first).to_have_text("opening book")
 
 
 def test_at_medium_the_badges_end_exact(page: Page) -> None:

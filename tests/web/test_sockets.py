@@ -25,6 +25,7 @@ from tests.web.helpers import Listener, error_code, options_stored, seated, stor
 from webapp import protocol
 from webapp.games import new_game
 from webapp.search_pool import DEPTHS
+from webapp.services import searches as searches_module
 from webapp.web.app import service_of, socketio
 from webapp.web.packets import SafePacket
 
@@ -239,13 +240,37 @@ def test_a_page_that_joins_during_a_search_gets_its_depths_so_far(held: MakeHeld
     late.client.disconnect()
 
 
-def test_a_page_that_joins_between_searches_gets_no_old_depths(start: Start, watch: Watch) -> None:
+def test_a_page_that_joins_after_a_search_gets_the_depths_of_the_move_it_played(
+    start: Start, watch: Watch
+) -> None:
+    """A page opened (or reloaded) after the engine moved shows that move's depth table, as
+    the page that watched it does; once that move is no longer the board's last (an undo),
+    they are not replayed."""
     state, player = start("tictactoe", settings=FAST)
     player.emit(protocol.MOVE, {"game_id": state["id"], "move": "5"})
     engine = player.wait_for(protocol.ENGINE_MOVE)
-    assert player.named(protocol.THINKING) or engine[DEPTHS]  # the real search sent its depths
+    played = player.named(protocol.THINKING) + engine.get(DEPTHS, [])
+    assert played  # the real search sent its depths, streamed or with its move
     late = watch(state["id"])
-    assert protocol.THINKING not in [event for event, _ in late.poll()]
+    received = [event for event, _ in late.poll() if event != protocol.SCORES]
+    assert received[0] == protocol.STATE  # the state first, then the depths
+    assert late.named(protocol.THINKING) == played
+    assert {row["moves"] for row in played} == {"5"}  # the position the engine searched
+    player.emit(protocol.UNDO, {"game_id": state["id"]})
+    player.wait_for(protocol.STATE, lambda s: s["moves"] == "")
+    assert protocol.THINKING not in [event for event, _ in watch(state["id"]).poll()]
+
+
+def test_the_depths_kept_for_late_pages_are_bounded(
+    app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    searches = service_of(app).searches
+    monkeypatch.setattr(searches_module, "LAST_DEPTHS_GAMES", 2)
+    for game_id in ("g0", "g1", "g2"):
+        searches._remember_depths(game_id, "", "5", [{"depth": 1}])
+    assert list(searches._last_depths) == ["g1", "g2"]  # the least recently moved went
+    searches._remember_depths("g1", "", "5", [])  # a move with no depths: none kept for it
+    assert list(searches._last_depths) == ["g2"]
 
 
 def test_no_move_in_a_finished_game(start: Start, app: Flask) -> None:

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -65,6 +66,9 @@ IMMEDIATE_RETRIES = 1
 QUEUED_PLACES_TOLD = 20
 #: Seconds before each later try (the last one repeats).
 RETRY_DELAYS = (2.0, 10.0, 30.0, 60.0)
+#: Games whose engine's last search's depths are kept for a page that opens (or reloads)
+#: the game after it (the least recently moved dropped first: about 2 KB a game at most).
+LAST_DEPTHS_GAMES = 1000
 
 
 @dataclass
@@ -111,6 +115,10 @@ class Searches:
         # An analysis under way and every client waiting for it: a second client asking the
         # same search joins it; it is cancelled when the last of them leaves.
         self._shared: dict[AnalysisKey, tuple[SearchJob, set[str]]] = {}
+        # game id -> the position its engine last searched, the move it played and that
+        # search's depth rows: a page that joins once it is over gets its depth table too
+        # (never stored with the game: a move's save stays small).
+        self._last_depths: OrderedDict[str, tuple[str, str, list[dict[str, Any]]]] = OrderedDict()
         self._closing = False
         # The scores, the engine's options and pondering: their jobs' results are its own.
         self.live = LiveScores(store, pool, emit, locks, seed, self.thinking, watched)
@@ -139,12 +147,26 @@ class Searches:
 
     def depths_so_far(self, game_id: str, moves: str) -> list[dict[str, Any]]:
         """The ``thinking`` rows the game's current engine search (at ``moves``) has sent,
-        oldest first: this process's own, else those a search host keeps for the cluster."""
+        oldest first: this process's own, else those a search host keeps for the cluster.
+        With no search under way and the engine's move the last on the board (``moves``),
+        the rows of the search that chose it, if this process applied it."""
         with self._guard:
             task = self._engine.get(game_id)
             if task is not None and task.job is not None and task.rows_of is task.job:
                 return list(task.rows)
+            last = self._last_depths.get(game_id) if task is None else None
+        if last is not None and moves == last[0] + last[1]:
+            return list(last[2])
         return self.pool.depths(game_id, moves)
+
+    def _remember_depths(self, game_id: str, moves: str, move: str, rows: list[Any]) -> None:
+        """Keep the depth rows of the search that played ``move`` at ``moves``."""
+        with self._guard:
+            self._last_depths.pop(game_id, None)
+            if rows:
+                self._last_depths[game_id] = (moves, move, rows)
+                while len(self._last_depths) > LAST_DEPTHS_GAMES:
+                    self._last_depths.popitem(last=False)
 
     def has_room(self, record: GameRecord) -> bool:
         """True when the pool would take this game's next engine search."""
@@ -409,9 +431,12 @@ class Searches:
             return
         with self._guard:
             self._engine.pop(game_id, None)
+            streamed = list(task.rows) if task.rows_of is job else []
+        rows = [thinking_row(job, row) for row in depths] if depths else streamed
+        self._remember_depths(game_id, job.moves, result["best_move"], rows)
         self.changed(record, out)  # its state carries the new position's scores, none stale
         if depths:
-            payload = payload | {DEPTHS: [thinking_row(job, row) for row in depths]}
+            payload = payload | {DEPTHS: rows}
         out.send(protocol.ENGINE_MOVE, payload, game_id)
 
     def _failed(
