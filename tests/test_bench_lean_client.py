@@ -19,14 +19,10 @@ import requests
 from wsproto import ConnectionType, WSConnection
 from wsproto.events import AcceptConnection, CloseConnection, Request, TextMessage
 
-from tests.web.helpers import WAIT
+from tests.web.helpers import WAIT, run_async
 from tests.web.test_end_to_end import Server
 from webapp import protocol
 from webapp.bench.lean_socketio import ConnectFailed, LeanClient
-
-
-def run(coroutine: Any) -> Any:
-    return asyncio.run(asyncio.wait_for(coroutine, WAIT))
 
 
 @pytest.mark.slow
@@ -59,7 +55,7 @@ def test_a_lean_client_joins_plays_and_is_refused_like_a_page(tmp_path: Path) ->
             assert not player.connected and not stranger.connected
             return joined, refused, reply
 
-        joined, refused, reply = run(play())
+        joined, refused, reply = run_async(play())
         assert joined[0]["id"] == state["id"] and joined[0]["moves"] == ""
         assert refused[0] == "stranger" + protocol.ERROR
         assert refused[1]["code"] == "spectator"  # it holds no seat
@@ -124,7 +120,7 @@ def test_the_servers_pings_are_answered_and_its_events_handled() -> None:
         fake.server.close()
         return fake.heard, states
 
-    heard, states = run(scenario())
+    heard, states = run_async(scenario())
     assert heard[0] == "40"  # the default namespace, asked for on Engine.IO's open
     assert "3" in heard  # the ping's pong
     assert '42["hello",{"n":1}]' in heard
@@ -148,7 +144,7 @@ def test_a_server_that_closes_is_one_disconnect_and_fails_waiting_calls() -> Non
         fake.server.close()
         return len(told), failure
 
-    told, failure = run(scenario())
+    told, failure = run_async(scenario())
     assert told == 1
     assert failure == "the connection ended"  # the join waiting on its answer
 
@@ -166,4 +162,4 @@ def test_a_refused_namespace_fails_the_connect() -> None:
             fake.server.close()
         return ""
 
-    assert json.loads(run(scenario()).split(": ", 1)[1]) == {"message": "no"}
+    assert json.loads(run_async(scenario()).split(": ", 1)[1]) == {"message": "no"}

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from flask import Flask
 from flask.testing import FlaskClient
@@ -16,6 +18,16 @@ from webapp.web.app import create_app, service_of
 
 #: Seconds to wait for the engine or a worker on a loaded machine (never asserted on).
 WAIT = 60.0
+
+T = TypeVar("T")
+
+
+def run_async(coroutine: Coroutine[Any, Any, T], timeout: float = WAIT) -> T:
+    """Run ``coroutine`` to its end on a thread and event loop of its own (at most
+    ``timeout`` seconds): once a browser test has run, Playwright's sync API keeps an
+    event loop running on the main thread, where ``asyncio.run`` refuses to start."""
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="run-async") as pool:
+        return pool.submit(asyncio.run, asyncio.wait_for(coroutine, timeout)).result()
 
 
 def make_app(database: Path | str, **config: Any) -> Flask:

@@ -33,7 +33,7 @@ from wsproto.events import (
     TextMessage,
 )
 
-from tests.web.helpers import WAIT, wait_until
+from tests.web.helpers import WAIT, run_async, wait_until
 from tests.web.test_end_to_end import Browser, Server, check_engine_moves, play_against_the_engine
 from tests.web.test_main import raw_request
 from webapp import protocol
@@ -406,7 +406,7 @@ def test_a_message_past_the_limit_is_told_why_and_changes_nothing(tmp_path: Path
                 await client.disconnect()
                 return errors
 
-            errors = asyncio.run(send_too_much())
+            errors = run_async(send_too_much())
             assert [e["code"] for e in errors] == [protocol.BAD_REQUEST], errors
             assert "over 65,536 bytes" in errors[0]["message"]
             state = http.get(f"{server.url}/api/games/{game['id']}", timeout=WAIT).json()

@@ -231,4 +231,7 @@ def play(urls: list[str], plan: PlayerPlan, tally: Tally, players: int, seed: in
             await asyncio.wait(tasks, timeout=0.1)
         await asyncio.wait(tasks, timeout=REPLY_TIMEOUT + 10)
 
-    asyncio.run(crowd())
+    # On a thread of its own: a caller's thread may run an event loop already (a test after
+    # Playwright's sync API), where ``asyncio.run`` refuses to start.
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="crowd") as loop_thread:
+        loop_thread.submit(asyncio.run, crowd()).result()
