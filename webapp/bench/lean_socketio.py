@@ -100,6 +100,8 @@ class LeanClient:
 
     async def emit(self, event: str, data: Any) -> None:
         self._send(EVENT, json.dumps([event, data], separators=(",", ":")))
+        if self._writer is not None:
+            await self._writer.drain()  # a server that does not read holds the sender back
 
     async def call(self, event: str, data: Any, timeout: float = 30.0) -> list[Any]:
         """Send an event that wants an acknowledgement; its arguments."""
