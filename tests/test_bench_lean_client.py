@@ -22,6 +22,7 @@ from wsproto.events import AcceptConnection, CloseConnection, Request, TextMessa
 from tests.web.helpers import WAIT, run_async
 from tests.web.test_end_to_end import Server
 from webapp import protocol
+from webapp.bench.lean_players import LoopBarrier
 from webapp.bench.lean_socketio import ConnectFailed, LeanClient
 
 
@@ -163,3 +164,21 @@ def test_a_refused_namespace_fails_the_connect() -> None:
         return ""
 
     assert json.loads(run_async(scenario()).split(": ", 1)[1]) == {"message": "no"}
+
+
+def test_a_player_that_stops_before_a_barrier_holds_nobody_there() -> None:
+    """The burst and the steady window's barriers: a player that failed to start (or stopped
+    before the window) is left out, and the others go on at once, the action run once."""
+
+    async def scenario() -> tuple[list[str], bool, bool]:
+        ran: list[str] = []
+        barrier = LoopBarrier(3, lambda: ran.append("opened"))
+        waiting = [asyncio.create_task(barrier.wait(WAIT)) for _ in range(2)]
+        await asyncio.sleep(0)  # both are waiting
+        before = barrier.open.is_set()
+        barrier.abandon()  # the third stopped before it
+        await asyncio.wait_for(asyncio.gather(*waiting), WAIT)
+        return ran, before, barrier.open.is_set()
+
+    ran, before, after = run_async(scenario())
+    assert (ran, before, after) == (["opened"], False, True)

@@ -114,15 +114,16 @@ class LeanPlayer:
 
     # -- playing ------------------------------------------------------------------------
     async def run(self) -> None:
-        started = False
+        ahead = [b for b in (self.burst, self.settled) if b is not None]  # barriers to meet
         try:
             await self.new_game()
-            started = True
             if self.burst is not None and self.plan.burst_tally is not None:
+                ahead.remove(self.burst)
                 await self.burst.wait(REPLY_TIMEOUT * 2)
                 await self.play_one(self.plan.burst_tally)
                 self.current = self.tally
                 if self.settled is not None:
+                    ahead.remove(self.settled)
                     await self.settled.wait(REPLY_TIMEOUT * 2)
             played = 1 if self.burst is not None else 0
             while played < self.plan.moves and not self.stop.is_set():
@@ -140,10 +141,8 @@ class LeanPlayer:
         except Exception as error:  # a client failure is a figure, never a crash
             self.tally.error(f"client:{type(error).__name__}")
         finally:
-            if not started:
-                for barrier in (self.burst, self.settled):
-                    if barrier is not None:
-                        barrier.abandon()
+            for barrier in ahead:  # a player that stopped before them: nobody waits for it
+                barrier.abandon()
             await self.close()
 
     async def new_game(self) -> None:
