@@ -117,6 +117,13 @@ def fake_server(
             connection.close()
 
 
+def answer_and_close(connection: socket.socket, status: bytes, headers: bytes = b"") -> None:
+    """Answer ``status`` with an empty JSON body (and ``headers``), then close."""
+    connection.sendall(b"HTTP/1.1 " + status + b"\r\n" + headers
+                       + b"Content-Length: 2\r\nConnection: close\r\n\r\n{}")  # fmt: skip
+    connection.close()
+
+
 def test_a_player_sends_again_a_request_whose_connection_was_reset_under_it() -> None:
     """As a browser does: the first connection is reset as the request arrives (a kept-alive
     connection closed by the server at that moment), the second answers."""
@@ -125,11 +132,9 @@ def test_a_player_sends_again_a_request_whose_connection_was_reset_under_it() ->
         connection.recv(65536)
         if number == 1:  # a reset, no answer
             connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            connection.close()
         else:
-            connection.sendall(
-                b"HTTP/1.1 201 Created\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"
-            )
-        connection.close()
+            answer_and_close(connection, b"201 Created")
 
     with fake_server(reset_first) as (url, accepted), browser_session() as http:
         answer = http.post(url, json={}, timeout=10)
@@ -152,11 +157,7 @@ def test_a_refusal_with_retry_after_is_the_players_answer_not_a_retry() -> None:
 
     def refuse(connection: socket.socket, number: int) -> None:
         connection.recv(65536)
-        connection.sendall(
-            b"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1\r\n"
-            b"Content-Length: 2\r\nConnection: close\r\n\r\n{}"
-        )
-        connection.close()
+        answer_and_close(connection, b"429 Too Many Requests", b"Retry-After: 1\r\n")
 
     with fake_server(refuse) as (url, accepted), browser_session() as http:
         answer = http.post(url, json={}, timeout=5)
