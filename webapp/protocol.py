@@ -30,6 +30,9 @@ CLAIM = "claim"  # {game_id, result: "win" or "abort"}: the other player has bee
 # -- Socket.IO events, server to client --------------------------------------
 STATE = "state"  # the whole game state, on join and after every change
 THINKING = "thinking"  # one per completed depth of the engine's search
+#: {game_id, moves, algorithm, depth, nodes, elapsed_ms, nps}: the engine's search under
+#: way between two depths, every half second (``depth`` None: solving to the end)
+SEARCHING = "searching"
 ENGINE_MOVE = "engine_move"  # the engine's move with its full analysis
 ANALYSIS = "analysis"  # the answer to ANALYSE (same fields as ENGINE_MOVE)
 QUEUED = "queued"  # {game_id, position}: all workers busy, waiting its turn
@@ -42,7 +45,17 @@ ERROR = "error"  # {code, message}
 CLIENT_EVENTS = (
     JOIN, MOVE, UNDO, SETTINGS, NEW_GAME, REMATCH, ANALYSE, RESIGN, OFFER, ACCEPT, DECLINE, CLAIM
 )  # fmt: skip
-SERVER_EVENTS = (STATE, THINKING, ENGINE_MOVE, ANALYSIS, SCORES, QUEUED, GAME_CREATED, ERROR)
+SERVER_EVENTS = (
+    STATE,
+    THINKING,
+    SEARCHING,
+    ENGINE_MOVE,
+    ANALYSIS,
+    SCORES,
+    QUEUED,
+    GAME_CREATED,
+    ERROR,
+)
 
 # -- Error codes (the `code` of an ERROR event and of HTTP error bodies) ------
 BAD_REQUEST = "bad_request"  # malformed payload

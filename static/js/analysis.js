@@ -67,8 +67,8 @@ export function createAnalysisPanel(root, { info, algorithms, levels, styles, on
   const playerName = (ply) => info.players[ply % 2];
   const moveName = (move) => `${info.moveNoun} ${move}`;
 
-  /** thinking: {active, queued, depth, who} */
-  function renderThinking(/** @type {{active: boolean, queued: number | null, depth: number | null, who: string}} */ thinking) {
+  /** thinking: {active, queued, depth, who, pulse} */
+  function renderThinking(/** @type {Thinking} */ thinking) {
     parts.thinking.hidden = !thinking.active && thinking.queued === null;
     root.classList.toggle("is-thinking", thinking.active);
     parts.thinkingText.textContent = thinkingText(thinking);
@@ -333,8 +333,16 @@ export function legend(mover, values, played, levelLabel = null, algorithm = "al
  * the move on, waiting included (it read "is thinking…" through a 9 s wait, QA).
  * @param {{active: boolean, queued: number | null, depth: number | null, who: string}} thinking
  */
-export function thinkingText({ queued, depth, who }) {
+/**
+ * The engine panel's thinking line. `depth`: the depth under way, if known; `pulse`: the
+ * search's latest `searching` event (game-model.js currentPulse), whose nodes so far it
+ * tells, and whose depth (null: an exact solve) it names.
+ * @typedef {{active: boolean, queued: number | null, depth: number | null, who: string,
+ *   pulse?: import("./game-model.js").Pulse | null}} Thinking
+ */
+export function thinkingText(/** @type {Thinking} */ { queued, depth, who, pulse = null }) {
   if (queued !== null) return `Waiting for a free engine: ${queued <= 1 ? "next in line" : `number ${queued} in line`}`;
+  if (pulse) return `${who} is thinking… ${pulse.depth === null ? "solving" : `depth ${pulse.depth}`}: ${count(pulse.nodes)} nodes`;
   return `${who} is thinking…${depth ? ` searching depth ${depth}` : ""}`;
 }
 

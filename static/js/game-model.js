@@ -36,6 +36,7 @@ export function createModel(state) {
     reviewed: /** @type {Map<string, PositionValue>} */ (new Map()), // moves -> {score, exact, depth} from the game's review (positions this page missed)
     compare: { waiting: /** @type {{from: string, algorithm: string}[]} */ ([]) },
     queued: /** @type {any} */ (null),
+    pulse: /** @type {Pulse | null} */ (null), // the latest `searching` event: the search under way between depths
     showLine: false,
     hoverLine: false,
     connected: false,
@@ -215,6 +216,25 @@ export function resultFor(/** @type {Model} */ model, /** @type {string} */ move
     if (moves && r.kind === "engine" && r.from === before && r.result.best_move === last) return r;
   }
   return null;
+}
+
+/**
+ * A `searching` event: the engine's search under way between two depths (`depth` null:
+ * solving to the end of the game), with its nodes so far.
+ * @typedef {{moves: string, depth: number | null, nodes: number, elapsed_ms: number}} Pulse
+ */
+
+/**
+ * The pulse to show beside "Engine is thinking…": the latest, if it is of the search under
+ * way (this position, still thinking) and no depth has been completed since it came.
+ */
+export function currentPulse(/** @type {Model} */ model) {
+  const pulse = model.pulse;
+  const s = model.state;
+  if (!pulse || !s.engine_thinking || pulse.moves !== s.moves) return null;
+  const last = model.depthRows[model.depthRows.length - 1];
+  const since = last && model.searchFrom === pulse.moves && (last.elapsed_ms ?? 0) >= pulse.elapsed_ms;
+  return since ? null : pulse;
 }
 
 /**

@@ -103,6 +103,11 @@ const socket = connectGame(EV, gameId, {
       M.addDepthRow(model, row);
       model.queued = null;
     }),
+  [EV.searching]: (pulse) =>
+    update(() => {
+      model.pulse = pulse;
+      model.queued = null;
+    }),
   [EV.engine_move]: (result) =>
     update(() => {
       for (const row of result.depths ?? []) M.addDepthRow(model, row); // a quick search's
@@ -158,6 +163,7 @@ function applyState(state) {
     model.searchFrom = state.moves;
   }
   if (!state.engine_thinking) model.queued = null;
+  if (!state.engine_thinking || state.moves !== before.moves) model.pulse = null; // another search's
   if (model.reviewPly !== null && model.reviewPly >= state.moves.length) model.reviewPly = null;
   M.noteEngineMove(model); // in case this page missed the engine_move event
   M.noteScores(model, state.scores); // the live position's options so far (on join too)
@@ -435,8 +441,11 @@ function render() {
   moveList.render({ moves: s.moves, shownPly: shown.length, names: [0, 1].map((side) => M.sideName(model, info, side)) });
 
   panel.setHidden(!analysisOn);
-  const depth = model.depthRows.length ? model.depthRows[model.depthRows.length - 1].depth + 1 : null;
-  panel.renderThinking({ active: Boolean(s.engine_thinking), queued: model.queued, depth, who: "Engine" });
+  // The depth under way: the one after the last completed, if the game has that many moves left.
+  const last = model.depthRows[model.depthRows.length - 1];
+  const depth = last && last.depth < info.cells - s.moves.length ? last.depth + 1 : null;
+  const pulse = M.currentPulse(model);
+  panel.renderThinking({ active: Boolean(s.engine_thinking), queued: model.queued, depth, who: "Engine", pulse });
   // The depth table goes with the headline: only the search it shows (or the one under way).
   panel.renderDepths(M.depthsOf(model, match), (model.searchFrom ?? s.moves).length, match?.kind === "thinking" ? null : match?.result);
   const shownResult = match && match.kind !== "thinking" ? match : null;

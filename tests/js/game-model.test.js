@@ -4,7 +4,7 @@ import "./page-config.js";
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
-  addDepthRow, addResult, analysesOf, canUndo, continueUrl, createModel, engineSearchFrom, liveMoves, myTurn, noteEngineMove,
+  addDepthRow, addResult, analysesOf, canUndo, continueUrl, createModel, currentPulse, engineSearchFrom, liveMoves, myTurn, noteEngineMove,
   noteReviewValues, noteScores, positionValue, provisional, resultFor, scoresFor, shownMoves, solvingAt, stillPending, turnText,
 } from "../../static/js/game-model.js";
 import { gameInfo } from "../../static/js/rules.js";
@@ -118,6 +118,23 @@ test("depth rows of one search make one table, a new position starts another", (
   addDepthRow(model, { depth: 1, score: 0, algorithm: "alphabeta", moves: "15" });
   assert.equal(model.depthRows.length, 1);
   assert.equal(model.searchFrom, "15");
+});
+
+test("a pulse is shown while its search is under way, until a depth completes after it", () => {
+  const model = createModel(state({ moves: "1", to_move: 1, engine_thinking: true }));
+  assert.equal(currentPulse(model), null);
+  model.pulse = { moves: "1", depth: 3, nodes: 5000, elapsed_ms: 800 };
+  assert.equal(currentPulse(model), model.pulse);
+  addDepthRow(model, { depth: 2, score: 0, algorithm: "alphabeta", moves: "1", nodes: 4000, elapsed_ms: 500 });
+  assert.equal(currentPulse(model), model.pulse); // a depth completed before it: still news
+  addDepthRow(model, { depth: 3, score: 0, algorithm: "alphabeta", moves: "1", nodes: 6000, elapsed_ms: 900 });
+  assert.equal(currentPulse(model), null); // depth 3 is done: the pulse is old news
+  model.pulse = { moves: "1", depth: 4, nodes: 9000, elapsed_ms: 1300 };
+  assert.equal(currentPulse(model)?.depth, 4);
+  model.state = { ...model.state, engine_thinking: false };
+  assert.equal(currentPulse(model), null); // the search is over
+  model.state = { ...model.state, moves: "12", engine_thinking: true };
+  assert.equal(currentPulse(model), null); // another position's search
 });
 
 test("undo needs a connection, the player's own move, and no search under way", () => {

@@ -12,3 +12,11 @@ test("a search waiting for a free engine says so, though the game says its engin
   assert.equal(thinkingText({ active: true, queued: null, depth: 7, who: "Engine" }), "Engine is thinking… searching depth 7");
   assert.equal(thinkingText({ active: true, queued: null, depth: null, who: "Engine" }), "Engine is thinking…");
 });
+
+test("a pulse tells the depth under way, or the solve, and its nodes so far", () => {
+  const pulse = { moves: "", depth: 9, nodes: 250000, elapsed_ms: 1500 };
+  const thinking = { active: true, queued: null, depth: null, who: "Engine" };
+  assert.equal(thinkingText({ ...thinking, pulse }), "Engine is thinking… depth 9: 250,000 nodes");
+  assert.equal(thinkingText({ ...thinking, pulse: { ...pulse, depth: null } }), "Engine is thinking… solving: 250,000 nodes");
+  assert.equal(thinkingText({ ...thinking, queued: 2, pulse }), "Waiting for a free engine: number 2 in line");
+});

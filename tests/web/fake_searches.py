@@ -20,8 +20,10 @@ from typing import Any
 
 import pytest
 
+from webapp.engine import driver
 from webapp.engine.search import CancelFlag, Limits, Progress
-from webapp.search_pool import Priority, SearchJob, SearchPool
+from webapp.search_pool import PULSE, Priority, SearchJob, SearchPool
+from webapp.search_pool.process import run_search
 
 SCRIPTED = "tests.web.fake_searches:scripted"
 HOLD_ENV = "LOOKAHEAD_TEST_HOLD"
@@ -73,6 +75,28 @@ def parts(
 
 
 PARTS = "tests.web.fake_searches:parts"
+
+
+def pulsing(
+    game: str,
+    moves: str,
+    algorithm: str,
+    limits: Limits,
+    *,
+    move_scores: bool,
+    seed: int | None,
+    progress: Callable[[Progress | dict[str, Any]], None],
+    cancel: CancelFlag,
+) -> dict[str, Any]:
+    """The real search (``process.run_search``), pulsing at every look at its budget
+    (``driver.PULSE_SECONDS`` 0) rather than twice a second, so a test hears pulses
+    whatever the machine's speed."""
+    driver.PULSE_SECONDS = 0.0
+    return run_search(game, moves, algorithm, limits, move_scores=move_scores, seed=seed,
+                      progress=progress, cancel=cancel)  # fmt: skip
+
+
+PULSING = "tests.web.fake_searches:pulsing"
 
 
 def traced(
@@ -150,6 +174,17 @@ def quiet_steps(
     return quick(label, progress, cancel)
 
 
+def pulsed_steps(
+    label: str, progress: Callable[[Progress | dict[str, Any]], None], cancel: CancelFlag
+) -> dict[str, Any]:
+    """A depth, a pulse of the next one under way (as ``process.run_search`` sends it), that
+    depth, the result."""
+    progress(Progress(1, label, 1, False, label, 10, 1.0))
+    progress({PULSE: True, "depth": 2, "nodes": 15, "elapsed_ms": 2.0})
+    progress(Progress(2, label, 2, False, label, 20, 3.0))
+    return quick(label, progress, cancel)
+
+
 def crash(label: str, progress: Callable[[Progress], None], cancel: CancelFlag) -> dict[str, Any]:
     os._exit(3)
 
@@ -173,6 +208,7 @@ BEHAVIOURS = {
     "steps": steps,
     "slow_steps": slow_steps,
     "quiet_steps": quiet_steps,
+    "pulsed_steps": pulsed_steps,
     "crash": crash,
     "crash_held": crash_held,
     "fail": fail,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import flask
@@ -20,13 +21,22 @@ from socketio import packet as socketio_packet
 from werkzeug import routing as werkzeug_routing
 
 from tests.web.conftest import MakeHeld
+from tests.web.fake_searches import PULSING
 from tests.web.held_engine import label
-from tests.web.helpers import Listener, error_code, options_stored, seated, stored, wait_until
+from tests.web.helpers import (
+    Listener,
+    error_code,
+    make_app,
+    options_stored,
+    seated,
+    stored,
+    wait_until,
+)
 from webapp import protocol
 from webapp.games import new_game
 from webapp.search_pool import DEPTHS
 from webapp.services import searches as searches_module
-from webapp.web.app import service_of, socketio
+from webapp.web.app import close_app, service_of, socketio
 from webapp.web.packets import SafePacket
 
 Start = Callable[..., tuple[dict[str, Any], Listener]]
@@ -238,6 +248,40 @@ def test_a_page_that_joins_during_a_search_gets_its_depths_so_far(held: MakeHeld
         **rows[1], "game_id": state["id"], "moves": "", "algorithm": job.algorithm, "nps": 10000
     }  # fmt: skip
     late.client.disconnect()
+
+
+@pytest.mark.slow
+def test_a_search_under_way_pulses_to_the_room_between_its_depths(tmp_path: Path) -> None:
+    """Perfect minimax opening tic-tac-toe searches depth 9 in one pass, seconds with no
+    depth complete: the room hears it under way (``searching``), its nodes so far, never
+    more than the move's own count, and nothing after the move. The worker here pulses at
+    every look at its budget (``PULSING``) instead of twice a second."""
+    app = make_app(tmp_path / "games.db", SEARCH_FUNCTION=PULSING)
+    try:
+        settings = {"level": "perfect", "algorithm": "minimax", "engine_plays": "first"}
+        state, player = seated(app, "tictactoe", settings=settings)
+        spectator = Listener(socketio.test_client(app, flask_test_client=app.test_client()))
+        spectator.emit(protocol.JOIN, {"game_id": state["id"]})
+        engine = player.wait_for(protocol.ENGINE_MOVE, timeout=120)
+        events = [event for event, _ in player.poll()]
+        pulses = player.named(protocol.SEARCHING)
+        assert pulses
+        assert {(p["game_id"], p["moves"], p["algorithm"], p["depth"]) for p in pulses} == {
+            (state["id"], "", "minimax", 9)
+        }
+        nodes = [p["nodes"] for p in pulses]
+        assert nodes == sorted(set(nodes)) and nodes[-1] <= engine["nodes"] == 549_946
+        assert set(pulses[0]) == {"game_id", "moves", "algorithm", "depth", "nodes",
+                                  "elapsed_ms", "nps"}  # fmt: skip
+        assert spectator.named(protocol.SEARCHING)  # the room's, not the player's alone
+        # The one depth, complete at the end: every pulse came before it.
+        assert [row["depth"] for row in player.named(protocol.THINKING)] == [9]
+        assert protocol.SEARCHING not in events[events.index(protocol.THINKING) :]
+        late = Listener(socketio.test_client(app, flask_test_client=app.test_client()))
+        late.emit(protocol.JOIN, {"game_id": state["id"]})
+        assert not late.named(protocol.SEARCHING)  # never kept: news of the moment only
+    finally:
+        close_app(app)
 
 
 def test_a_page_that_joins_after_a_search_gets_the_depths_of_the_move_it_played(

@@ -19,7 +19,16 @@ from tests.web.helpers import WAIT, wait_until
 from webapp.engine.search import Limits
 from webapp.engine.trace import trace
 from webapp.games import new_game
-from webapp.search_pool import DEPTHS, TRACE, PoolBusy, Priority, SearchJob, SearchPool, callbacks
+from webapp.search_pool import (
+    DEPTHS,
+    PULSE,
+    TRACE,
+    PoolBusy,
+    Priority,
+    SearchJob,
+    SearchPool,
+    callbacks,
+)
 from webapp.search_pool.local_pool import DEFAULT_TRACE
 
 
@@ -115,6 +124,27 @@ def test_the_depths_of_a_search_gone_quiet_stream_when_it_has_run_a_while(pools:
     assert job_id not in pools.recorder.results  # still searching
     result, _ = pools.recorder.result(job_id)
     assert result is not None and DEPTHS not in result
+
+
+def test_a_pulse_is_relayed_between_the_depths_of_a_streaming_search(pools: Pools) -> None:
+    pool = pools(1, stream_after=0.0)
+    job_id = pool.submit(job("p", "pulsed_steps"))
+    pools.recorder.result(job_id)
+    sent = [progress for seen, progress in pools.recorder.progress if seen == job_id]
+    assert [(row["depth"], bool(row.get(PULSE))) for row in sent] == [
+        (1, False),
+        (2, True),
+        (2, False),
+    ]
+
+
+def test_a_pulse_is_never_held_with_a_quick_searchs_depths(pools: Pools) -> None:
+    """A pulse is the news of its moment: a search done before its depths would stream
+    sends its depths with its result, and no pulse among them."""
+    pool = pools(1, stream_after=3600.0)
+    result, _ = pools.recorder.result(pool.submit(job("q", "pulsed_steps")))
+    assert result is not None and [row["depth"] for row in result[DEPTHS]] == [1, 2]
+    assert not any(row.get(PULSE) for row in result[DEPTHS])
 
 
 def test_a_job_nobody_follows_sends_no_progress(pools: Pools) -> None:

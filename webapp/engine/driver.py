@@ -76,6 +76,8 @@ from webapp.engine.results import (
     MoveScore,
     Progress,
     ProgressCallback,
+    Pulse,
+    PulseCallback,
     SearchResult,
     Stop,
 )
@@ -84,6 +86,10 @@ from webapp.engine.style import styled
 
 #: The driver's clock; tests replace it to stop searches without waiting.
 clock = time.perf_counter
+#: Seconds between two pulses of a search under way (``Budget.pulse``).
+PULSE_SECONDS = 0.5
+#: ``Budget.phase`` during an exact solve (a depth-limited pass's phase is its depth).
+SOLVING = "solving"
 
 
 class Budget:
@@ -93,15 +99,25 @@ class Budget:
     time), or None. ``armed`` is False only for the depth-1 answer of a search
     stopped before any depth was complete. The first reason a search stops
     for stays in ``reason``.
+
+    ``pulse(nodes, phase)``, called as the engine counts nodes, tells ``on_pulse`` how
+    the search is going every ``PULSE_SECONDS`` while it is in a ``phase`` (the depth
+    the driver is searching, or ``SOLVING``); the phase is None between them, so a
+    line's walk, whose nodes a minimax result does not count, never pulses.
     """
 
-    def __init__(self, limits: Limits, cancel: CancelFlag | None) -> None:
+    def __init__(
+        self, limits: Limits, cancel: CancelFlag | None, on_pulse: PulseCallback | None = None
+    ) -> None:
         self.start = clock()
         self.deadline = None if limits.time is None else self.start + limits.time
         self.node_limit = limits.nodes
         self.cancel = cancel
         self.armed = True
         self.reason: str | None = None
+        self.on_pulse = on_pulse
+        self.phase: int | str | None = None
+        self.next_pulse = self.start + PULSE_SECONDS
 
     @property
     def stoppable(self) -> bool:
@@ -117,9 +133,24 @@ class Budget:
         return None
 
     def check(self, nodes: int) -> None:
-        """Raise Stop if armed and a limit is reached (the pure-Python engine's check)."""
+        """Pulse if one is due, then raise Stop if armed and a limit is reached (the
+        pure-Python engine's check)."""
+        if self.on_pulse is not None:
+            self.pulse(nodes, self.phase)
         if self.armed and self.poll(nodes):
             raise Stop
+
+    def pulse(self, nodes: int, phase: int | str | None) -> None:
+        """Tell ``on_pulse`` of the ``nodes`` searched so far, read in ``phase`` (read
+        before them), if a pulse is due and the search is still in that phase."""
+        if self.on_pulse is None or phase is None or phase != self.phase:
+            return
+        now = clock()
+        if now < self.next_pulse:
+            return
+        self.next_pulse = now + PULSE_SECONDS
+        depth = None if phase == SOLVING else int(phase)
+        self.on_pulse(Pulse(depth, nodes, (now - self.start) * 1000.0))
 
     def poll(self, nodes: int | None) -> bool:
         """True (and the reason recorded) if armed and a limit is reached."""
@@ -274,7 +305,11 @@ class _Run:
     def iteration(self, depth: int, all_scores: bool) -> SearchResult:
         engine = self.engine
         self.passes += 1  # a stopped pass's nodes count too
-        values = engine.root_values(depth, self.algorithm, all_scores, self.previous)
+        self.budget.phase = depth
+        try:
+            values = engine.root_values(depth, self.algorithm, all_scores, self.previous)
+        finally:
+            self.budget.phase = None  # the line's walk next: not the depth's own nodes
         values = {move: value for move, value in values.items() if move in self.root}
         best = max(values.values())
         choice = self.rng.choice(sorted(m for m, v in values.items() if v == best))
@@ -325,6 +360,7 @@ class _Run:
             fallback = self.deepen(move_scores, solver.fallback_depth)
             if (fallback.exact and not move_scores) or budget.reason:
                 return self.final(fallback, move_scores)
+        budget.phase = SOLVING
         try:
             score, optimal, line, extra = solver.solve_root(
                 self.rng.getrandbits(31), self.limits.line
@@ -332,8 +368,12 @@ class _Run:
         except Stop:
             assert fallback is not None  # only a stoppable search can be stopped
             return self.final(fallback, move_scores)
+        finally:
+            budget.phase = None
         self.passes += 1
+        budget.phase = SOLVING
         scores = self.exact_scores(solver, score, optimal, extra, fallback) if move_scores else None
+        budget.phase = None
         best = SearchResult(
             engine.format_moves(line[:1]), score, True, engine.format_moves(line), engine.nodes,
             engine.empties, budget.elapsed_ms(), self.algorithm, scores, extra=extra,
@@ -391,7 +431,9 @@ class _Run:
             fallback = self.deepen(True, solver.fallback_depth)
             if budget.reason:
                 return self.final(fallback, move_scores)
+        budget.phase = SOLVING
         scores = self.exact_scores(solver, 0, [], {}, fallback)
+        budget.phase = None
         if not scores:  # stopped before the first move's score and without a fallback
             raise AssertionError("a search without limits cannot stop")
         best = max(s.score for s in scores.values())

@@ -68,6 +68,21 @@ ProgressCallback = Callable[[Progress], None]
 
 
 @dataclass(frozen=True)
+class Pulse:
+    """A search under way between its depths, sent every ``driver.PULSE_SECONDS`` (to the
+    pulse callback) so a long depth or an exact solve is not silent: the depth it is
+    searching (None: solving to the end of the game), the nodes it has searched so far
+    (never more than its result will count) and its time so far."""
+
+    depth: int | None
+    nodes: int
+    elapsed_ms: float
+
+
+PulseCallback = Callable[[Pulse], None]
+
+
+@dataclass(frozen=True)
 class SearchResult:
     """What a search found. Moves are in the game's notation (``"4"``, ``"4453"``).
 

@@ -26,6 +26,8 @@ from webapp.engine.results import (
     MoveScore,
     Progress,
     ProgressCallback,
+    Pulse,
+    PulseCallback,
     SearchResult,
 )
 from webapp.engine.table import TranspositionTable
@@ -38,6 +40,8 @@ __all__ = [
     "MoveScore",
     "Progress",
     "ProgressCallback",
+    "Pulse",
+    "PulseCallback",
     "SearchResult",
     "search",
 ]
@@ -59,6 +63,7 @@ def search(
     seed: int | None = None,
     native: bool = True,
     table: TranspositionTable | None = None,
+    pulse: PulseCallback | None = None,
 ) -> SearchResult:
     """Search ``game`` (left unchanged) and return the best move found.
 
@@ -68,7 +73,9 @@ def search(
     ``move_scores``, every root move's score) is exact, or solves exactly
     when the game has an exact solver. The rules are the driver's. Ties
     between equally good root moves are broken at random (``seed`` makes it
-    repeatable).
+    repeatable). ``pulse`` hears how a search under way is going between its
+    depths (``Pulse``, every ``driver.PULSE_SECONDS``), as ``progress`` hears
+    each completed depth.
 
     A game may offer compiled primitives as ``game.native_engine``; they are
     used unless ``native`` is False.
@@ -84,7 +91,7 @@ def search(
         raise ValueError("depth must be at least 1")
     # The kernel is imported (numba and all) before the clock starts, as before any search.
     opener = cast(NativeEngine | None, getattr(game, "native_engine", None)) if native else None
-    budget = Budget(limits, cancel)
+    budget = Budget(limits, cancel, pulse)
     if game.is_terminal():
         score = game.terminal_score()
         return SearchResult(None, score, True, "", 1, 0, budget.elapsed_ms(), algorithm)

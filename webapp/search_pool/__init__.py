@@ -24,6 +24,7 @@ from webapp.search_pool.interface import Pool
 from webapp.search_pool.jobs import (
     DEPTHS,
     DROPPED,
+    PULSE,
     SEARCH,
     TRACE,
     WORKER_DIED,
@@ -36,6 +37,7 @@ from webapp.search_pool.local_pool import SearchPool
 __all__ = [
     "DEPTHS",
     "DROPPED",
+    "PULSE",
     "SEARCH",
     "TRACE",
     "WORKER_DIED",

@@ -25,6 +25,10 @@ KINDS = (SEARCH, TRACE)
 #: A search result's key for the depths a quick search sent with it rather than as
 #: progress (``process.STREAM_AFTER``): its rows, shallowest first.
 DEPTHS = "depths"
+#: A progress dict's key marking a pulse (``webapp.engine.results.Pulse``): a search under
+#: way between its depths, not a completed depth. Pulses are sent only once the depths
+#: stream; none is held for the result.
+PULSE = "pulse"
 
 
 class Priority(IntEnum):

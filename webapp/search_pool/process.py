@@ -16,6 +16,9 @@ A search's depths stream out as it reaches them, once it has run
 ``STREAM_AFTER`` seconds: a search that ends sooner (an Easy reply, a
 millisecond or two) sends them with its result instead, under ``DEPTHS``, so
 that its few rows cost the pipe, the relay and the room no message each.
+Between its depths, a streaming search pulses (progress marked ``PULSE``: the
+depth under way, its nodes so far) every ``driver.PULSE_SECONDS``, so a long depth
+or an exact solve is not silent.
 
 This module imports nothing from Flask: the workers stay small.
 """
@@ -35,7 +38,7 @@ from typing import Any, NamedTuple, Protocol
 
 from webapp.engine.search import CancelFlag, Limits, Progress
 from webapp.search_pool.cancel import RunCancel, SharedInt
-from webapp.search_pool.jobs import DEPTHS, SEARCH, TRACE, SearchJob
+from webapp.search_pool.jobs import DEPTHS, PULSE, SEARCH, TRACE, SearchJob
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +65,7 @@ class SearchFunction(Protocol):
         *,
         move_scores: bool,
         seed: int | None,
-        progress: Callable[[Progress], None],
+        progress: Callable[[Progress | dict[str, Any]], None],
         cancel: CancelFlag,
     ) -> dict[str, Any]: ...
 
@@ -121,10 +124,14 @@ def run_search(
     *,
     move_scores: bool,
     seed: int | None,
-    progress: Callable[[Progress], None],
+    progress: Callable[[Progress | dict[str, Any]], None],
     cancel: CancelFlag,
 ) -> dict[str, Any]:
-    """The real search function: the engine on the game's position (``SearchResult.to_dict()``)."""
+    """The real search function: the engine on the game's position (``SearchResult.to_dict()``).
+
+    Each completed depth goes to ``progress`` as a ``Progress``; between them, a search
+    under way pulses (``Pulse``) as a dict marked ``PULSE``.
+    """
     from webapp.engine.search import search
     from webapp.games import new_game
 
@@ -136,6 +143,7 @@ def run_search(
         progress=progress,
         cancel=cancel,
         seed=seed,
+        pulse=lambda pulse: progress({PULSE: True} | asdict(pulse)),
     )
     return result.to_dict()
 
@@ -265,7 +273,8 @@ def _run(
         data = asdict(progress) if isinstance(progress, Progress) else dict(progress)
         with lock:
             if held is not None:
-                held.append(data)
+                if not data.get(PULSE):  # a pulse is news only when it is sent
+                    held.append(data)
                 return
             send(data)
 

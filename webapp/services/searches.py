@@ -45,7 +45,7 @@ from typing import Any
 from webapp import protocol
 from webapp.engine.results import Limits
 from webapp.game_settings import search_limits
-from webapp.search_pool import DEPTHS, Pool, PoolBusy, Priority, SearchJob
+from webapp.search_pool import DEPTHS, PULSE, Pool, PoolBusy, Priority, SearchJob
 from webapp.search_pool.dispatch import dispatcher_of
 from webapp.search_pool.timers import Delayed, Timers, shared
 from webapp.services.engine_job import ENGINE, engine_job
@@ -325,6 +325,14 @@ class Searches:
     def _on_progress(self, job: SearchJob, progress: dict[str, Any]) -> None:
         kind, game_id, _ = job.tag
         if kind not in (ENGINE, PONDER):
+            return
+        if progress.get(PULSE):  # the engine's search under way (an adopted ponder's too)
+            with self._guard:  # for the room now, never kept
+                task = self._engine.get(game_id)
+                current = task is not None and task.job is job
+            if current:
+                pulse = {k: v for k, v in progress.items() if k != PULSE}
+                self.emit(protocol.SEARCHING, thinking_row(job, pulse), game_id)
             return
         payload = thinking_row(job, progress)
         if kind == PONDER and self.live.ponder_progress(job, payload):

@@ -179,12 +179,13 @@ def _state() -> tuple[KernelState, bool]:
 
 
 class _Watcher:
-    """A thread that raises the stop flag when the budget says a limit is due."""
+    """A thread that raises the stop flag when the budget says a limit is due, and
+    pulses the budget with the kernel's node count (``Budget.pulse``)."""
 
     def __init__(self, ctl: np.ndarray, budget: Budget) -> None:
         self.ctl, self.budget = ctl, budget
         self.thread: threading.Thread | None = None
-        if budget.deadline is not None or budget.cancel is not None:
+        if budget.deadline is not None or budget.cancel is not None or budget.on_pulse:
             self.done = threading.Event()
             self.thread = threading.Thread(target=self._run, name="c4-watch", daemon=True)
             self.thread.start()
@@ -192,6 +193,9 @@ class _Watcher:
     def _run(self) -> None:
         ctl, budget = self.ctl, self.budget
         while not self.done.wait(WATCH_INTERVAL):
+            if budget.on_pulse is not None:
+                phase = budget.phase  # before the count: the count is that phase's
+                budget.pulse(int(ctl[c.NODES]), phase)
             if not ctl[c.ARMED] or ctl[c.STOP]:
                 continue
             reason = budget.due(None)
