@@ -8,8 +8,8 @@
 # (over ~2 s each; see the markers in pyproject.toml), spread over two processes
 # (pytest-xdist): under 90 s on a 2-core machine. What it saves besides: pip runs only
 # when pyproject.toml changed since its last install, ESLint and tsc keep their caches
-# (node_modules/.cache), and the checks run side by side. CI (.ci/run) runs everything,
-# one step after another, as before.
+# (node_modules/.cache), and the checks run side by side. CI (.ci/run) runs everything:
+# the checks one after another, then every test (below).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -84,4 +84,13 @@ else
     exit 1
   fi
 fi
-.venv/bin/python -m pytest "${select[@]}" "$@"
+if ! $fast && [ $# -eq 0 ]; then
+  # The whole suite, in two runs so that it stays well under 15 minutes on a 2-core
+  # machine: the tests that drive no browser and start no cluster spread over two
+  # processes (pytest-xdist), then the browser and cluster tests one at a time (each
+  # runs Chromium or several servers; two at once would starve each other).
+  .venv/bin/python -m pytest -m "not browser and not scale" -n 2
+  .venv/bin/python -m pytest -m "browser or scale"
+else
+  .venv/bin/python -m pytest "${select[@]}" "$@"
+fi
