@@ -10,12 +10,17 @@ milliseconds), and a stepping clock stands for time.
 
 from __future__ import annotations
 
+import threading
+from typing import Any
+
 import pytest
 
 from webapp.engine import driver
+from webapp.engine.python_engine import PythonEngine
 from webapp.engine.results import Limits, Pulse
 from webapp.engine.search import CHECK_EVERY, search
 from webapp.games import new_game
+from webapp.games.connect4_kernel.native import KernelEngine
 
 
 @pytest.fixture
@@ -107,6 +112,27 @@ def test_the_kernel_pulses_its_minimax_depths_with_no_line_walk_counted() -> Non
     assert [p.nodes for p in pulses] == sorted(p.nodes for p in pulses)
 
 
+@pytest.mark.parametrize("native", [True, False])
+@pytest.mark.parametrize("algorithm", ["minimax", "alphabeta"])
+def test_no_line_walk_is_in_a_phase(
+    monkeypatch: pytest.MonkeyPatch, native: bool, algorithm: str
+) -> None:
+    """A line's walk (the kernel's minimax replay, whose nodes the count leaves out) never
+    pulses: the budget is between phases all through it, in both engines."""
+    engine = KernelEngine if native else PythonEngine
+    walk = engine.principal_variation
+    phases: list[object] = []
+
+    def watched(self: Any, first: Any, value: int, depth: int) -> list[Any]:
+        phases.append(self.budget.phase)
+        return walk(self, first, value, depth)
+
+    monkeypatch.setattr(engine, "principal_variation", watched)
+    limits = Limits(depth=5, time=60.0)  # deepened: a walk after every depth
+    search(new_game("connect4", "44"), algorithm, limits, native=native, pulse=lambda _: None)
+    assert phases and all(phase is None for phase in phases)
+
+
 @pytest.mark.usefixtures("every_look")
 def test_the_kernel_pulses_an_exact_solve_as_solving() -> None:
     pulses: list[Pulse] = []
@@ -115,3 +141,20 @@ def test_the_kernel_pulses_an_exact_solve_as_solving() -> None:
     assert result.exact
     solving = [p for p in pulses if p.depth is None]
     assert solving and all(p.nodes <= result.nodes for p in solving)
+
+
+@pytest.mark.usefixtures("every_look")
+def test_a_listener_that_fails_stops_the_pulses_not_the_kernels_stops() -> None:
+    """The kernel's watcher thread pulses and stops the search: a pulse that raises (a
+    worker whose pipe broke) must not take the stops with it."""
+    cancel = threading.Event()
+    heard: list[Pulse] = []
+
+    def broken(pulse: Pulse) -> None:
+        heard.append(pulse)
+        cancel.set()  # the search is cancelled at once...
+        raise OSError("the pipe broke")  # ...and this listener fails
+
+    limits = Limits(depth=12, time=None)  # hours of minimax unless the cancel lands
+    result = search(new_game("connect4"), "minimax", limits, cancel=cancel, pulse=broken)
+    assert result.stopped == "cancelled" and len(heard) == 1

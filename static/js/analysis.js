@@ -331,12 +331,9 @@ export function legend(mover, values, played, levelLabel = null, algorithm = "al
  * The thinking line's words. A search waiting for a free engine says so, with its place
  * (the server counts from 1, next to start): the game says its engine is thinking from
  * the move on, waiting included (it read "is thinking…" through a 9 s wait, QA).
- * @param {{active: boolean, queued: number | null, depth: number | null, who: string}} thinking
- */
-/**
- * The engine panel's thinking line. `depth`: the depth under way, if known; `pulse`: the
- * search's latest `searching` event (game-model.js currentPulse), whose nodes so far it
- * tells, and whose depth (null: an exact solve) it names.
+ * `depth`: the depth under way, if known; `pulse`: the search's latest `searching` event
+ * (game-model.js currentPulse), whose nodes so far it tells, and whose depth (null: an
+ * exact solve) it names.
  * @typedef {{active: boolean, queued: number | null, depth: number | null, who: string,
  *   pulse?: import("./game-model.js").Pulse | null}} Thinking
  */

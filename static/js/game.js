@@ -101,6 +101,7 @@ const socket = connectGame(EV, gameId, {
   [EV.thinking]: (row) =>
     update(() => {
       M.addDepthRow(model, row);
+      model.pulse = null; // a completed depth is newer news than any pulse before it
       model.queued = null;
     }),
   [EV.searching]: (pulse) =>
@@ -163,7 +164,7 @@ function applyState(state) {
     model.searchFrom = state.moves;
   }
   if (!state.engine_thinking) model.queued = null;
-  if (!state.engine_thinking || state.moves !== before.moves) model.pulse = null; // another search's
+  model.pulse = null; // the search under way may be another now (a settings change restarts it)
   if (model.reviewPly !== null && model.reviewPly >= state.moves.length) model.reviewPly = null;
   M.noteEngineMove(model); // in case this page missed the engine_move event
   M.noteScores(model, state.scores); // the live position's options so far (on join too)

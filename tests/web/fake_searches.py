@@ -177,9 +177,10 @@ def quiet_steps(
 def pulsed_steps(
     label: str, progress: Callable[[Progress | dict[str, Any]], None], cancel: CancelFlag
 ) -> dict[str, Any]:
-    """A depth, a pulse of the next one under way (as ``process.run_search`` sends it), that
-    depth, the result."""
+    """A depth, a pause of SLOW_PAUSE seconds (past a stream's start), a pulse of the next
+    depth under way (as ``process.run_search`` sends it), that depth, the result."""
     progress(Progress(1, label, 1, False, label, 10, 1.0))
+    time.sleep(SLOW_PAUSE)
     progress({PULSE: True, "depth": 2, "nodes": 15, "elapsed_ms": 2.0})
     progress(Progress(2, label, 2, False, label, 20, 3.0))
     return quick(label, progress, cancel)

@@ -271,12 +271,27 @@ def _run(
 
     def relay(progress: Progress | dict[str, Any]) -> None:
         data = asdict(progress) if isinstance(progress, Progress) else dict(progress)
+        if data.get(PULSE):
+            pulse(data)
+            return
         with lock:
             if held is not None:
-                if not data.get(PULSE):  # a pulse is news only when it is sent
-                    held.append(data)
+                held.append(data)
                 return
             send(data)
+
+    def pulse(data: dict[str, Any]) -> None:
+        """A pulse is news only when it is sent: never held, never waited for (the kernel's
+        watcher sends it, and must go back to its stops), and a broken pipe is the search's
+        next send's to find."""
+        if not lock.acquire(blocking=False):
+            return
+        try:
+            if held is None:
+                with contextlib.suppress(_ServerGone):
+                    send(data)
+        finally:
+            lock.release()
 
     timer = threading.Timer(stream_after, stream)
     timer.daemon = True

@@ -193,14 +193,17 @@ class _Watcher:
     def _run(self) -> None:
         ctl, budget = self.ctl, self.budget
         while not self.done.wait(WATCH_INTERVAL):
+            if ctl[c.ARMED] and not ctl[c.STOP]:
+                reason = budget.due(None)
+                if reason is not None:
+                    ctl[c.STOP] = _REASON_CODES[reason]
             if budget.on_pulse is not None:
                 phase = budget.phase  # before the count: the count is that phase's
-                budget.pulse(int(ctl[c.NODES]), phase)
-            if not ctl[c.ARMED] or ctl[c.STOP]:
-                continue
-            reason = budget.due(None)
-            if reason is not None:
-                ctl[c.STOP] = _REASON_CODES[reason]
+                try:
+                    budget.pulse(int(ctl[c.NODES]), phase)
+                except Exception:  # the listener is gone (a broken pipe): the stops go on
+                    log.warning("a search's pulses stopped", exc_info=True)
+                    budget.on_pulse = None
 
     def close(self) -> None:
         if self.thread is not None:
