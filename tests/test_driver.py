@@ -10,6 +10,7 @@ of looks, and a clock that advances by one tick per look.
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -172,12 +173,33 @@ def test_a_time_stop_keeps_the_last_completed_depth(monkeypatch: pytest.MonkeyPa
     assert_pv_is_legal(game, result.pv)
 
 
+def test_a_users_time_makes_minimax_deepen_so_a_stop_keeps_a_completed_depth() -> None:
+    """Depth 9 in tic-tac-toe reaches the end of the game, so plain minimax would search it
+    in one pass; under a time the user chose (``deepen``), a stop in that depth keeps the
+    deepest completed one, not a depth-1 answer with the limits off."""
+    seen: list[Progress] = []
+    cancel = CancelOnceReported(seen, 3)  # stopped after depth 3, deterministically
+    game = new_game("tictactoe")
+    limits = Limits(depth=9, time=600.0, deepen=True)
+    result = search(game, "minimax", limits, cancel=cancel, progress=seen.append)
+    assert [p.depth for p in seen] == [1, 2, 3] and result.stopped == "cancelled"
+    assert result.depth == 3 and result.pv == seen[-1].pv and result.iterations_counted
+    one_pass: list[Progress] = []
+    cancel = CancelOnceReported(one_pass, 0)  # the same stop: before the one pass is done
+    result = search(game, "minimax", replace(limits, deepen=False), cancel=cancel,
+                    progress=one_pass.append)  # fmt: skip
+    assert result.depth == 1 and [p.depth for p in one_pass] == [1]  # a lone pass's answer
+
+
 def test_a_stop_before_any_depth_still_answers_depth_one() -> None:
     for native_engine in (False, True):
+        seen: list[Progress] = []
         result = search(new_game("connect4"), "minimax", Limits(depth=7, nodes=10),
-                        native=native_engine)  # fmt: skip
+                        native=native_engine, progress=seen.append)  # fmt: skip
         assert result.stopped == "nodes" and result.depth == 1
         assert result.best_move is not None and result.iterations_counted
+        # Reported as any completed depth: the panel's table is never empty beside it.
+        assert [(p.depth, p.best_move) for p in seen] == [(1, result.best_move)]
 
 
 # -- table reuse ---------------------------------------------------------------------

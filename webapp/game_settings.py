@@ -138,11 +138,15 @@ def search_limits(
         depth, seconds = level["depth"], level["time"]
     seconds = MAX_TIME if seconds is None else min(float(seconds), MAX_TIME)
     capped = False
+    deepen = False
     if algorithm == "minimax":
         cap = MINIMAX_MAX_DEPTH.get(game, MAX_DEPTH)
         capped = depth is None or depth > cap
         depth = cap if depth is None else min(depth, cap)
-    return Limits(depth=depth, time=seconds, capped=capped, style=style)
+        # A time of the user's own may stop a pass to the end of the game: deepen, so
+        # that the deepest depth it completed is its answer (never depth 1 with none).
+        deepen = settings["level"] == "custom" and settings["time"] is not None
+    return Limits(depth=depth, time=seconds, capped=capped, style=style, deepen=deepen)
 
 
 #: The settings of the strongest analysis the server gives: what the board shows at every

@@ -94,6 +94,18 @@ def test_minimax_depth_is_capped_per_game() -> None:
     assert search_limits(perfect, "tictactoe").depth == MINIMAX_MAX_DEPTH["tictactoe"]
 
 
+def test_only_a_users_own_time_makes_plain_minimax_deepen() -> None:
+    """Custom depth 9 and 2 s used to answer a depth-1 move in tic-tac-toe (its one pass to
+    the end of the game was cut by the time): a time the user chose deepens instead. The
+    levels' own passes to the end stay one pass, whose node count is the minimax tree."""
+    custom = merge_settings({"level": "custom", "depth": 9, "time": 2.0, "algorithm": "minimax"})
+    assert search_limits(custom, "tictactoe").deepen
+    assert not search_limits(custom, "tictactoe", "alphabeta").deepen
+    assert not search_limits(merge_settings({"level": "custom", "depth": 9}), "tictactoe").deepen
+    perfect = merge_settings({"level": "perfect", "algorithm": "minimax"})
+    assert not search_limits(perfect, "tictactoe").deepen
+
+
 def test_each_game_has_its_own_depth_bound() -> None:
     assert GAME_MAX_DEPTH == {"tictactoe": 9, "connect4": MAX_DEPTH}
     assert client_config()["limits"]["game_max_depth"] == GAME_MAX_DEPTH

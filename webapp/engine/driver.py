@@ -12,8 +12,9 @@ the driver in ``Solver`` and the primitives in ``Position``.
 ``move_scores``, every root move's score) is exact. ``minimax`` searches in
 one pass when its depth reaches the end of the game or when it has no time
 limit, so its node count is the minimax tree; only a time-limited minimax
-with a horizon deepens iteratively (to keep a result when time runs out), and
-its result says ``iterations_counted``. ``alphabeta`` with no depth limit on
+with a horizon (or with ``Limits.deepen``: a time the user chose) deepens
+iteratively (to keep a result when time runs out), and its result says
+``iterations_counted``. ``alphabeta`` with no depth limit on
 an engine with an exact solver solves instead (below).
 
 # Limits
@@ -279,7 +280,9 @@ class _Run:
         target = engine.empties if limits.depth is None else min(limits.depth, engine.empties)
         if max_depth is not None:
             target = min(target, max_depth)
-        one_pass = self.algorithm == "minimax" and (target == engine.empties or limits.time is None)
+        one_pass = self.algorithm == "minimax" and (
+            limits.time is None or (target == engine.empties and not limits.deepen)
+        )
         all_scores = move_scores or self.algorithm == "minimax"
         best: SearchResult | None = None
         for depth in range(target if one_pass else 1, target + 1):
@@ -300,6 +303,7 @@ class _Run:
             self.budget.armed = False
             best = self.iteration(1, all_scores)
             self.budget.armed = True
+            self.report(best)  # a depth completed: the table shows it as any other
         return best
 
     def iteration(self, depth: int, all_scores: bool) -> SearchResult:

@@ -139,6 +139,9 @@ class Limits:
     ``whole_line``: an exact answer's line is walked on to the end of the game, one
     exact solve per ply, within the limits (``webapp.engine.line``): what a position's
     analysis shows as its best line.
+    ``deepen``: plain minimax deepens 1, 2, ... even where it would search its depth in
+    one pass (a depth that reaches the end of the game): a time the user chose may stop
+    that pass, and the deepest depth completed is then kept rather than none.
     """
 
     depth: int | None = None
@@ -150,3 +153,4 @@ class Limits:
     root_moves: tuple[str, ...] | None = None
     line: bool = True
     whole_line: bool = False
+    deepen: bool = False
