@@ -318,7 +318,9 @@ export function turnText(/** @type {Model} */ model, /** @type {{players: string
   }
   if (s.status === "drawn") return "Draw";
   if (s.engine_thinking || s.to_move === s.engine_side) {
-    return isPlayer(model) ? "Engine is thinking…" : `${colour(s.to_move)} (engine) is thinking…`;
+    // Its search waits for a free engine (the panel says its place): not "thinking" yet.
+    const doing = model.queued !== null ? "is waiting its turn…" : "is thinking…";
+    return isPlayer(model) ? `Engine ${doing}` : `${colour(s.to_move)} (engine) ${doing}`;
   }
   return isPlayer(model) ? `Your move (${colour(s.human_side)})` : `${colour(s.to_move)} (player) to move`;
 }

@@ -127,6 +127,16 @@ def test_two_friends_play_a_whole_game_review_it_and_rematch(
         expect(summary.locator(".review-counts thead th.num")).to_have_text(names)
         expect(summary.locator(".review-result")).to_have_text(f"{names[0]} won.")
         expect(viewer.locator("#review")).not_to_contain_text("engine")
+    # On a phone, the counts with the longest names fit their card and the screen.
+    desktop = friend_page.viewport_size
+    assert desktop is not None
+    friend_page.set_viewport_size({"width": 390, "height": 844})
+    counts = friend_page.locator("#review-summary .review-counts")
+    fits = "(t) => t.getBoundingClientRect().width <= t.parentElement.clientWidth"
+    widths = "(t) => [t.getBoundingClientRect().width, t.parentElement.clientWidth]"
+    assert counts.evaluate(fits), counts.evaluate(widths)
+    assert friend_page.evaluate("document.documentElement.scrollWidth") <= 390
+    friend_page.set_viewport_size(desktop)
     review = friend_page.request.get(page.url.replace("/g/", "/api/games/") + "/review")
     assert review.ok, review.text()
     assert [entry["move"] for entry in review.json()] == WIN_IN_COLUMN_1

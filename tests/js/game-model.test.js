@@ -152,6 +152,12 @@ test("the headline speaks to the player or names the sides for a spectator", () 
   assert.equal(turnText(createModel(state({ status: "won", winner: 1, seat: "spectator" })), info), "O (engine) won");
   assert.equal(turnText(createModel(state({ status: "drawn" })), info), "Draw");
   assert.equal(turnText(createModel(state({ to_move: 1, seat: "spectator" })), info), "O (engine) is thinking…");
+  // Waiting for a free engine, as the panel says: not "thinking" above it (a new user's try).
+  const queued = createModel(state({ to_move: 1, engine_thinking: true }));
+  queued.queued = 1;
+  assert.equal(turnText(queued, info), "Engine is waiting its turn…");
+  queued.seat = "spectator";
+  assert.equal(turnText(queued, info), "O (engine) is waiting its turn…");
 });
 
 test("a new game from here keeps the level and lets the viewer move", () => {
