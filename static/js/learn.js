@@ -137,6 +137,24 @@ function verdict(/** @type {string} */ text, kind = "info") {
   $("learn-verdict").hidden = !text;
 }
 
+// The keys of the game page: a number tries that move, the arrows go from mistake to mistake.
+document.addEventListener("keydown", (event) => {
+  if (event.ctrlKey || event.metaKey || event.altKey || !steps.length) return;
+  if (/** @type {Element} */ (event.target).closest("input, select, textarea")) return;
+  if (event.key === "ArrowLeft" && index > 0) {
+    event.preventDefault();
+    show(index - 1);
+  } else if (event.key === "ArrowRight" && index < steps.length - 1) {
+    event.preventDefault();
+    show(index + 1);
+  } else if (/^[1-9]$/.test(event.key) && Number(event.key) <= info.moveKeys) {
+    event.preventDefault();
+    // A legal move only (the position's scores name them all); a full column or a taken
+    // cell does nothing, as a click on it does.
+    if (answer && event.key in answer.move_scores) tryMove(event.key);
+  }
+});
+
 $("learn-prev").addEventListener("click", () => show(index - 1));
 $("learn-next").addEventListener("click", () => show(index + 1));
 $("learn-answer").addEventListener("click", () => {

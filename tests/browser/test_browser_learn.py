@@ -68,7 +68,10 @@ def test_the_review_leads_to_a_drill_of_the_players_mistake(
     )
     verdict = sized.locator("#learn-verdict")
 
-    sized.locator(f'.board button[data-move="{mistake}"]').click()
+    # The game page's keys: a number tries that cell (a taken one does nothing).
+    sized.keyboard.press(first)
+    expect(verdict).to_be_hidden()
+    sized.keyboard.press(mistake)
     expect(verdict).to_have_text(re.compile(rf"^Cell {mistake} is the move you played"))
     assert in_viewport(sized, verdict)
     expect(sized.locator(".best-ring")).to_have_count(0)  # not before the answer
