@@ -19,6 +19,7 @@ from playwright.sync_api import Browser, expect
 from tests.browser.conftest import TIMEOUT_MS
 from tests.browser.game_page import GamePage
 from tests.browser.server import serve
+from tests.browser.sizes import sized_context, watched_page
 from tests.web.fake_searches import PULSING
 
 UNDER_WAY = re.compile(r"^Engine is thinking… depth 9: ([\d,]+) nodes$")
@@ -33,11 +34,10 @@ def pulsing_url(tmp_path: Path) -> Iterator[str]:
 def test_a_long_depth_shows_its_nodes_so_far_while_the_engine_thinks(
     browser: Browser, pulsing_url: str
 ) -> None:
-    context = browser.new_context(base_url=pulsing_url, viewport={"width": 1280, "height": 900})
+    context = sized_context(browser, pulsing_url, "desktop")
     context.set_default_timeout(TIMEOUT_MS)
-    page = context.new_page()
     errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
+    page = watched_page(context, errors)
     try:
         ui = GamePage(page)
         ui.open_new("game=tictactoe&level=perfect&algorithm=minimax&engine_plays=first")

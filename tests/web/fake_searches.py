@@ -77,23 +77,12 @@ def parts(
 PARTS = "tests.web.fake_searches:parts"
 
 
-def pulsing(
-    game: str,
-    moves: str,
-    algorithm: str,
-    limits: Limits,
-    *,
-    move_scores: bool,
-    seed: int | None,
-    progress: Callable[[Progress | dict[str, Any]], None],
-    cancel: CancelFlag,
-) -> dict[str, Any]:
-    """The real search (``process.run_search``), pulsing at every look at its budget
-    (``driver.PULSE_SECONDS`` 0) rather than twice a second, so a test hears pulses
-    whatever the machine's speed."""
+def pulsing(*args: Any, **kwargs: Any) -> dict[str, Any]:
+    """The real search (``process.run_search``, its arguments), pulsing at every look at
+    its budget (``driver.PULSE_SECONDS`` 0) rather than twice a second, so a test hears
+    pulses whatever the machine's speed."""
     driver.PULSE_SECONDS = 0.0
-    return run_search(game, moves, algorithm, limits, move_scores=move_scores, seed=seed,
-                      progress=progress, cancel=cancel)  # fmt: skip
+    return run_search(*args, **kwargs)
 
 
 PULSING = "tests.web.fake_searches:pulsing"
