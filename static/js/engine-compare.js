@@ -6,7 +6,7 @@
 // The game's moves and who the engine is are read from the server at the
 // click (never stale), as the tree link does.
 
-import { count, describeScore, ratio } from "./format.js";
+import { count, describeScore, duration, ratio } from "./format.js";
 import { gameInfo } from "./rules.js";
 import { valueText } from "./tree-model.js";
 
@@ -30,14 +30,6 @@ export function beforeEngineMove(moves, enginePlays) {
   return ply >= 0 ? moves.slice(0, ply) : null;
 }
 
-/** A search's time: "0.41 ms", "12 ms", "2.41 s". @param {number} ms */
-export function preciseTime(ms) {
-  if (!Number.isFinite(ms)) return "–";
-  if (ms < 10) return `${ms.toFixed(2)} ms`;
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  return `${(ms / 1000).toFixed(2)} s`;
-}
-
 /**
  * The comparison in one sentence: the same move and value, then what each one cost.
  * The time is never said to favour the larger search when it does not: when alpha-beta
@@ -54,8 +46,8 @@ export function compareSentence(minimax, alphabeta, moveNoun, side = null) {
     ? `both choose ${moveNoun} ${alphabeta.best_move}`
     : `they choose ${moveNoun} ${minimax.best_move} and ${moveNoun} ${alphabeta.best_move}, equally good`;
   const value = minimax.score === alphabeta.score ? `, ${valueWords(alphabeta, side)}` : "";
-  const cost = `Alpha-beta visited ${count(alphabeta.nodes)} nodes in ${preciseTime(alphabeta.time_ms)}; ` +
-    `minimax ${count(minimax.nodes)} in ${preciseTime(minimax.time_ms)}`;
+  const cost = `Alpha-beta visited ${count(alphabeta.nodes)} nodes in ${duration(alphabeta.time_ms)}; ` +
+    `minimax ${count(minimax.nodes)} in ${duration(minimax.time_ms)}`;
   return `To depth ${alphabeta.depth}, ${same}${value}. ${cost}: ${costWords(minimax, alphabeta)}.`;
 }
 
@@ -96,7 +88,7 @@ export function compareCells(rows, labels) {
   return rows.map((row) => [
     labels[row.algorithm] ?? row.algorithm,
     count(row.nodes),
-    preciseTime(row.time_ms),
+    duration(row.time_ms),
     row.nodes > 0 ? `${((row.time_ms * 1000) / row.nodes).toFixed(2)} µs` : "–",
     `${row.best_move} (${valueText(row.score)})`,
   ]);

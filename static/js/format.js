@@ -98,9 +98,14 @@ export function rate(/** @type {number} */ nodes, /** @type {number} */ ms) {
   return `${Math.round(perSecond)} /s`;
 }
 
-/** Milliseconds as "840 ms" or "2.41 s". */
+/**
+ * Milliseconds as "0.41 ms", "840 ms" or "2.41 s": a search of a few milliseconds keeps
+ * its small digits, so its speed beside it can be read from it (a "0 ms" beside "35 k/s"
+ * and another "0 ms" beside "50 k/s" puzzled a new user).
+ */
 export function duration(/** @type {number} */ ms) {
   if (!Number.isFinite(ms)) return "–";
+  if (ms < 10) return `${ms.toFixed(2)} ms`;
   if (ms < 1000) return `${Math.round(ms)} ms`;
   return `${(ms / 1000).toFixed(2)} s`;
 }

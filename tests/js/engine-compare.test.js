@@ -2,7 +2,7 @@
 import "./page-config.js";
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { beforeEngineMove, compareCells, compareSentence, preciseTime } from "../../static/js/engine-compare.js";
+import { beforeEngineMove, compareCells, compareSentence } from "../../static/js/engine-compare.js";
 
 test("the position before the engine's last move, whichever side it plays", () => {
   assert.equal(beforeEngineMove("4453", "second"), "445"); // its moves: plies 2 and 4
@@ -12,13 +12,6 @@ test("the position before the engine's last move, whichever side it plays", () =
   assert.equal(beforeEngineMove("5", "first"), "");
   assert.equal(beforeEngineMove("51", "first"), "");
   assert.equal(beforeEngineMove("513", "first"), "51");
-});
-
-test("times keep their small digits", () => {
-  assert.equal(preciseTime(0.4129), "0.41 ms");
-  assert.equal(preciseTime(12.4), "12 ms");
-  assert.equal(preciseTime(2410), "2.41 s");
-  assert.equal(preciseTime(Number.NaN), "–");
 });
 
 const row = (algorithm, nodes, ms, move = "4") => ({

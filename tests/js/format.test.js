@@ -73,6 +73,9 @@ test("counts, durations, ratios and move names", () => {
   assert.equal(count(Infinity), "\u2013");
   assert.equal(duration(840.4), "840 ms");
   assert.equal(duration(2414), "2.41 s");
+  assert.equal(duration(0.4129), "0.41 ms"); // a search's small digits: its speed reads from them
+  assert.equal(duration(12.4), "12 ms");
+  assert.equal(duration(Number.NaN), "\u2013");
   assert.equal(ratio(124, 10), "12.4\u00d7");
   assert.equal(ratio(5000, 10), "500\u00d7");
   assert.equal(ratio(0, 10), null);
