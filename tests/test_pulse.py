@@ -58,9 +58,14 @@ def test_a_budget_without_a_listener_never_pulses() -> None:
 
 
 @pytest.mark.usefixtures("every_look")
-def test_minimax_solving_tictactoe_pulses_its_one_depth_with_its_nodes_so_far() -> None:
+def test_minimax_solving_tictactoe_pulses_its_one_depth_with_its_nodes_so_far(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Perfect minimax on the empty board is one pass of depth 9: no depth is complete
-    before the end, so the pulses are all a player sees of it till then."""
+    before the end, so the pulses are all a player sees of it till then. A clock that
+    steps at every look stands for time: no pulse is timed after the search's end."""
+    ticks = iter(range(10**9))
+    monkeypatch.setattr(driver, "clock", lambda: float(next(ticks)))
     pulses: list[Pulse] = []
     result = search(new_game("tictactoe"), "minimax", Limits(), native=False, pulse=pulses.append)
     assert result.depth == 9 and result.nodes == 549_946
