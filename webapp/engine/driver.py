@@ -66,7 +66,8 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -162,6 +163,15 @@ class Budget:
             self.reason = self.reason or reason
             return True
         return self.reason is not None
+
+    @contextmanager
+    def in_phase(self, phase: int | str) -> Iterator[None]:
+        """Search in ``phase`` (a depth, or ``SOLVING``), between phases after it."""
+        self.phase = phase
+        try:
+            yield
+        finally:
+            self.phase = None
 
     def elapsed_ms(self) -> float:
         return (clock() - self.start) * 1000.0
@@ -309,11 +319,8 @@ class _Run:
     def iteration(self, depth: int, all_scores: bool) -> SearchResult:
         engine = self.engine
         self.passes += 1  # a stopped pass's nodes count too
-        self.budget.phase = depth
-        try:
+        with self.budget.in_phase(depth):  # not the line's walk next: not the depth's nodes
             values = engine.root_values(depth, self.algorithm, all_scores, self.previous)
-        finally:
-            self.budget.phase = None  # the line's walk next: not the depth's own nodes
         values = {move: value for move, value in values.items() if move in self.root}
         best = max(values.values())
         choice = self.rng.choice(sorted(m for m, v in values.items() if v == best))
@@ -364,20 +371,18 @@ class _Run:
             fallback = self.deepen(move_scores, solver.fallback_depth)
             if (fallback.exact and not move_scores) or budget.reason:
                 return self.final(fallback, move_scores)
-        budget.phase = SOLVING
-        try:
-            score, optimal, line, extra = solver.solve_root(
-                self.rng.getrandbits(31), self.limits.line
+        with budget.in_phase(SOLVING):
+            try:
+                score, optimal, line, extra = solver.solve_root(
+                    self.rng.getrandbits(31), self.limits.line
+                )
+            except Stop:
+                assert fallback is not None  # only a stoppable search can be stopped
+                return self.final(fallback, move_scores)
+            self.passes += 1
+            scores = (
+                self.exact_scores(solver, score, optimal, extra, fallback) if move_scores else None
             )
-        except Stop:
-            assert fallback is not None  # only a stoppable search can be stopped
-            return self.final(fallback, move_scores)
-        finally:
-            budget.phase = None
-        self.passes += 1
-        budget.phase = SOLVING
-        scores = self.exact_scores(solver, score, optimal, extra, fallback) if move_scores else None
-        budget.phase = None
         best = SearchResult(
             engine.format_moves(line[:1]), score, True, engine.format_moves(line), engine.nodes,
             engine.empties, budget.elapsed_ms(), self.algorithm, scores, extra=extra,
@@ -435,9 +440,8 @@ class _Run:
             fallback = self.deepen(True, solver.fallback_depth)
             if budget.reason:
                 return self.final(fallback, move_scores)
-        budget.phase = SOLVING
-        scores = self.exact_scores(solver, 0, [], {}, fallback)
-        budget.phase = None
+        with budget.in_phase(SOLVING):
+            scores = self.exact_scores(solver, 0, [], {}, fallback)
         if not scores:  # stopped before the first move's score and without a fallback
             raise AssertionError("a search without limits cannot stop")
         best = max(s.score for s in scores.values())
