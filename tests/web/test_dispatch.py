@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 import pytest
@@ -14,8 +14,16 @@ import pytest
 from tests.web.helpers import WAIT, wait_until
 from webapp import protocol
 from webapp.engine.results import Limits
-from webapp.search_pool import TRACE, SearchJob, SearchPool
-from webapp.search_pool.dispatch import Dispatcher, SerialExecutor, dispatcher_of, kind_of
+from webapp.search_pool import TRACE, Priority, SearchJob, SearchPool
+from webapp.search_pool.dispatch import (
+    BEHIND_SECONDS,
+    LATE_REPLIES,
+    LATE_SECONDS,
+    Dispatcher,
+    SerialExecutor,
+    dispatcher_of,
+    kind_of,
+)
 from webapp.services.game_service import GameService
 from webapp.store import open_store
 
@@ -89,6 +97,55 @@ def test_settled_hooks_hear_of_every_result_after_its_handler() -> None:
     dispatch.on_settled(lambda j: heard.append("settled"))
     dispatch.on_result(job(("engine", "g", None)), None, "x")
     assert heard == ["handled", "settled"]
+
+
+class Parked:
+    """An executor that keeps its tasks until ``run``: a results thread that comes late."""
+
+    def __init__(self) -> None:
+        self.tasks: list[Callable[[], None]] = []
+
+    def submit(self, key: str, task: Callable[[], None], urgent: bool = False) -> bool:
+        self.tasks.append(task)
+        return True
+
+    def run(self) -> None:
+        tasks, self.tasks = self.tasks, []
+        for task in tasks:
+            task()
+
+
+def test_the_process_is_behind_while_engine_replies_wait_too_long_for_a_thread() -> None:
+    """``behind()``: ``LATE_REPLIES`` engine replies waited past ``LATE_SECONDS`` for a
+    thread to apply them, within the last ``BEHIND_SECONDS``. One late reply is a hiccup;
+    a prompt reply, or a late scores result (nobody waits on it), says nothing."""
+    clock, executor = [100.0], Parked()
+    dispatch = Dispatcher(executor, clock=lambda: clock[0])  # type: ignore[arg-type]
+    dispatch.register("engine", lambda j, r, e: None, serial=True)
+    dispatch.register("scores", lambda j, r, e: None, serial=True)
+    reply = job(("engine", "g1", None))
+    scores = replace(job(("scores", "g2", None)), priority=Priority.SCORES)
+
+    dispatch.on_result(reply, {"best_move": "5"}, None)
+    clock[0] += LATE_SECONDS / 2
+    executor.run()
+    dispatch.on_result(scores, None, "x")
+    clock[0] += LATE_SECONDS * 10
+    executor.run()
+    assert not dispatch.behind()
+
+    firsts = []
+    for count in range(1, LATE_REPLIES + 2):
+        dispatch.on_result(reply, {"best_move": "5"}, None)
+        clock[0] += LATE_SECONDS * 2
+        executor.run()
+        firsts.append(clock[0])
+        assert dispatch.behind() == (count >= LATE_REPLIES)
+    first = firsts[-LATE_REPLIES]  # the oldest of the last LATE_REPLIES late replies
+    clock[0] = first + BEHIND_SECONDS - 0.01
+    assert dispatch.behind()
+    clock[0] = first + BEHIND_SECONDS
+    assert not dispatch.behind()
 
 
 # -- off the relay thread, one game at a time ---------------------------------------------

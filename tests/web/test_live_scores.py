@@ -244,6 +244,40 @@ def test_a_first_pass_refused_under_load_is_asked_again(
     assert last["game_id"] == record.id and values(last) == pure_python_scores("tictactoe", "")
 
 
+def test_while_the_engines_replies_wait_no_scores_are_asked_and_they_come_later(
+    games: tuple[GameService, HoldingPool, Sent], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under a crowd, the scores' passes took a fifth of the web process's time a move
+    and most were shed anyway. While the process is behind with the engine's replies
+    (``Dispatcher.behind``) a new position's scores are not even asked, nor the exact
+    pass over the engine's options; asked again later, as a shed pass is, they end
+    exact once the crowd has gone."""
+    monkeypatch.setattr(live_scores, "RETRY_SECONDS", (3600.0,))
+    service, pool, sent = games
+    live = service.searches.live
+    behind = [True]
+    monkeypatch.setattr(live.dispatch, "behind", lambda: behind[0])
+    pool.hold.add("scores")
+    record = service.create("tictactoe", {"level": "perfect"}, owner="me")
+    assert not [job for job in pool.waiting if job.tag[0] == "scores"] and not scores_of(sent)
+    scoring = live._scoring[record.id]
+    assert scoring.retry is not None  # asked again later, as a shed pass is
+
+    live._options[record.id] = scoring  # an engine's options waiting for their exact pass
+    live._score_options(record.id)
+    assert record.id not in live._options and not pool.waiting  # display work gives way
+
+    behind[0] = False  # the crowd has gone
+    scoring.retry.cancel()  # due in an hour: run it now
+    live._retry(record.id, scoring)
+    asked = [job for job in pool.waiting if job.tag[0] == "scores"]
+    assert len(asked) == 1 and not first_pass(asked[0])  # the full pass at once
+    pool.release("scores")
+    last = scores_of(sent)[-1]
+    assert last["game_id"] == record.id and last["complete"] and not last["solving"]
+    assert values(last) == pure_python_scores("tictactoe", "")
+
+
 def test_a_page_that_joins_gets_the_scores_so_far(app: Flask) -> None:
     state, player = seated(app, "tictactoe", settings={"level": "perfect"})
     scores = player.wait_for(protocol.SCORES, lambda s: s["moves"] == "" and s["complete"])

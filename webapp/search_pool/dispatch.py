@@ -61,6 +61,13 @@ PONDER = "ponder"
 RESULT_THREADS = 6
 #: Seconds ``close`` waits for the results being applied.
 CLOSE_SECONDS = 5.0
+#: An engine reply that waited longer than this for a results thread is late: its
+#: process's threads, sharing one interpreter, did not keep up with the news.
+LATE_SECONDS = 0.02
+#: The process is behind while this many late replies came within ``BEHIND_SECONDS``
+#: (one late reply is a hiccup: a pause of the collector, a busy moment of the machine).
+LATE_REPLIES = 3
+BEHIND_SECONDS = 2.0
 
 Task = Callable[[], None]
 
@@ -206,9 +213,13 @@ class Dispatcher:
     """The pool's callbacks: each job's news to the handlers registered for its kind."""
 
     def __init__(
-        self, executor: SerialExecutor | None = None, timings: Timings | None = None
+        self,
+        executor: SerialExecutor | None = None,
+        timings: Timings | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.executor, self.timings = executor, timings
+        self.executor, self.timings, self.clock = executor, timings, clock
+        self._late: deque[float] = deque(maxlen=LATE_REPLIES)  # when replies were late
         self._lock = threading.Lock()
         self._handlers: dict[str, Handlers] = {}
         self._settled: list[Callable[[SearchJob], None]] = []
@@ -272,10 +283,12 @@ class Dispatcher:
             self._settle(job)
             return
 
-        delivered = time.monotonic()
+        delivered = self.clock()
 
         def apply() -> None:
-            started = time.monotonic()
+            started = self.clock()
+            if started - delivered > LATE_SECONDS and urgent(job):
+                self._late.append(started)  # deque.append is atomic: no lock
             try:
                 handlers.result(job, result, error)
             finally:
@@ -287,6 +300,17 @@ class Dispatcher:
                     self.timings.add(label, "apply", time.monotonic() - started)
 
         self._call(handlers, job, apply)
+
+    def behind(self) -> bool:
+        """True while this process is behind with the engine's replies: the last
+        ``LATE_REPLIES`` of them that waited more than ``LATE_SECONDS`` for a thread to
+        apply them all came within the last ``BEHIND_SECONDS``.
+
+        Display work (the board's scores) gives way then: the players' replies wait
+        for this process's own time, which every other piece of news takes from.
+        """
+        late = list(self._late)
+        return len(late) == LATE_REPLIES and self.clock() - late[0] < BEHIND_SECONDS
 
     def on_queued(self, job: SearchJob, place: int) -> None:
         handlers = self.handlers(job)

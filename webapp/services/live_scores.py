@@ -317,6 +317,9 @@ class LiveScores:
             options = self._options.get(game_id)
             if options is None or options.job is not None:
                 return  # none, or under way
+            if self.dispatch.behind():  # the players' replies wait: display work gives way
+                del self._options[game_id]
+                return
             # Counted against no one's bounds (owner and game empty): display work must
             # never make a player's own move wait or be refused.
             limits = dataclasses.replace(options.limits, nodes=OPTIONS_NODES)
@@ -427,7 +430,11 @@ class LiveScores:
         )
 
     def _submit(self, scoring: Scoring, limits: Limits, last_pass: bool) -> bool:
-        """Submit a pass over the scoring's position; False if the pool refused it (busy)."""
+        """Submit a pass over the scoring's position; False if the pool refused it (busy),
+        or if this process is behind with the engine's replies (``Dispatcher.behind``):
+        then the pass is not even asked, and comes later as a shed one does."""
+        if self.dispatch.behind():
+            return False
         record = scoring.record
         job = self._job(record, limits, Priority.SCORES)
         with self._guard:
