@@ -251,14 +251,18 @@ def test_while_the_engines_replies_wait_no_scores_are_asked_and_they_come_later(
     and most were shed anyway. While the process is behind with the engine's replies
     (``Dispatcher.behind``) a new position's scores are not even asked, nor the exact
     pass over the engine's options; asked again later, as a shed pass is, they end
-    exact once the crowd has gone."""
+    exact once the crowd has gone. Where the player's scores lead to the pondering of a
+    long reply (Perfect), they are asked still: the pondering is the reply itself."""
     monkeypatch.setattr(live_scores, "RETRY_SECONDS", (3600.0,))
     service, pool, sent = games
     live = service.searches.live
     behind = [True]
     monkeypatch.setattr(live.dispatch, "behind", lambda: behind[0])
     pool.hold.add("scores")
-    record = service.create("tictactoe", {"level": "perfect"}, owner="me")
+    pondered = service.create("tictactoe", {"level": "perfect"}, owner="me")
+    assert [job.game_id for job in pool.waiting if job.tag[0] == "scores"] == [pondered.id]
+    pool.waiting.clear()
+    record = service.create("tictactoe", {"level": "easy"}, owner="me")
     assert not [job for job in pool.waiting if job.tag[0] == "scores"] and not scores_of(sent)
     scoring = live._scoring[record.id]
     assert scoring.retry is not None  # asked again later, as a shed pass is

@@ -130,6 +130,12 @@ class SerialExecutor:
                 thread.join(max(0.0, deadline - time.monotonic()))
         return not any(t.is_alive() and t is not threading.current_thread() for t in threads)
 
+    def has_tasks(self, key: str) -> bool:
+        """Whether ``key`` has a task waiting or running: a task submitted for it now
+        waits behind its own key's first."""
+        with self._changed:
+            return key in self._queues
+
     def threads(self) -> int:
         with self._changed:
             return sum(thread.is_alive() for thread in self._threads)
@@ -284,10 +290,13 @@ class Dispatcher:
             return
 
         delivered = self.clock()
+        # A reply behind its own game's news (a slow save of that game) says nothing of
+        # the process: only one that waited for a thread alone counts as late.
+        alone = handlers.serial and urgent(job) and not self._has_tasks(game_of(job))
 
         def apply() -> None:
             started = self.clock()
-            if started - delivered > LATE_SECONDS and urgent(job):
+            if alone and started - delivered > LATE_SECONDS:
                 self._late.append(started)  # deque.append is atomic: no lock
             try:
                 handlers.result(job, result, error)
@@ -304,7 +313,8 @@ class Dispatcher:
     def behind(self) -> bool:
         """True while this process is behind with the engine's replies: the last
         ``LATE_REPLIES`` of them that waited more than ``LATE_SECONDS`` for a thread to
-        apply them all came within the last ``BEHIND_SECONDS``.
+        apply them (with none of their own game's news before them) all came within the
+        last ``BEHIND_SECONDS``.
 
         Display work (the board's scores) gives way then: the players' replies wait
         for this process's own time, which every other piece of news takes from.
@@ -325,6 +335,9 @@ class Dispatcher:
         """Apply nothing more; wait for what is being applied (the pool closes)."""
         if self.executor is not None and not self.executor.close():
             log.warning("%s: closing while a result is still applied", self.executor.name)
+
+    def _has_tasks(self, key: str) -> bool:
+        return self.executor is not None and self.executor.has_tasks(key)
 
     def _call(self, handlers: Handlers, job: SearchJob, task: Task) -> None:
         if handlers.serial and self.executor is not None:

@@ -429,17 +429,27 @@ class LiveScores:
             game_id=record.id if game_id is None else game_id,
         )
 
+    def _gives_way(self, record: GameRecord) -> bool:
+        """Whether a scores pass over ``record``'s position gives way now: this process is
+        behind with the engine's replies (``Dispatcher.behind``), and the pass leads to
+        no pondering (``_ponder``: the player to move, and an engine whose reply is a
+        long search, at Hard or Perfect, where the pondering is the reply itself)."""
+        if not self.dispatch.behind():
+            return False
+        players = engine_side(record.settings) != len(record.moves) % 2
+        return not players or short(engine_job(record, self.seed))
+
     def _submit(self, scoring: Scoring, limits: Limits, last_pass: bool) -> bool:
         """Submit a pass over the scoring's position; False if the pool refused it (busy),
-        or if this process is behind with the engine's replies (``Dispatcher.behind``):
-        then the pass is not even asked, and comes later as a shed one does."""
-        if self.dispatch.behind():
-            return False
+        or if it gives way to the engine's replies (``_gives_way``): then it is not even
+        asked, and comes later as a shed one does."""
         record = scoring.record
-        job = self._job(record, limits, Priority.SCORES)
+        job = None if self._gives_way(record) else self._job(record, limits, Priority.SCORES)
         with self._guard:
             if self._scoring.get(record.id) is not scoring:
                 return True  # the game moved on: nothing was asked
+            if job is None:
+                return False  # asked again later, as a pass the pool shed
             scoring.job, scoring.last_pass = job, last_pass
         try:
             if last_pass:
