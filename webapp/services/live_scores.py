@@ -317,7 +317,7 @@ class LiveScores:
             options = self._options.get(game_id)
             if options is None or options.job is not None:
                 return  # none, or under way
-            if self.dispatch.behind():  # the players' replies wait: display work gives way
+            if self._gives_way(options.record):  # the players' replies wait
                 del self._options[game_id]
                 return
             # Counted against no one's bounds (owner and game empty): display work must
@@ -431,13 +431,11 @@ class LiveScores:
 
     def _gives_way(self, record: GameRecord) -> bool:
         """Whether a scores pass over ``record``'s position gives way now: this process is
-        behind with the engine's replies (``Dispatcher.behind``), and the pass leads to
-        no pondering (``_ponder``: the player to move, and an engine whose reply is a
-        long search, at Hard or Perfect, where the pondering is the reply itself)."""
-        if not self.dispatch.behind():
-            return False
-        players = engine_side(record.settings) != len(record.moves) % 2
-        return not players or short(engine_job(record, self.seed))
+        behind with the engine's replies (``Dispatcher.behind``), and the game's engine
+        replies are short searches (Easy, Medium). At Hard and Perfect the scores are
+        kept: the player's choose the move the engine ponders, which is its reply, and
+        giving way there made the replies slower (docs/operations.md)."""
+        return self.dispatch.behind() and short(engine_job(record, self.seed))
 
     def _submit(self, scoring: Scoring, limits: Limits, last_pass: bool) -> bool:
         """Submit a pass over the scoring's position; False if the pool refused it (busy),
