@@ -1,21 +1,25 @@
 """The SQLite store's row cache (``RowCache`` in webapp/store/rows.py, kept by
 ``SQLiteStore.get``): a hot game is handed out without being read and validated again,
-and never stale: a commit by another connection clears it."""
+and never stale: a commit by another connection clears it (a read that finds the
+connection busy may take a row confirmed current a moment ago: ``FRESH_SECONDS``)."""
 
 from __future__ import annotations
 
 import importlib
 import sqlite3
+import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.web.helpers import wait_until
 from tests.web.test_store import game_record
 from webapp.store import CorruptRecord, GameRecord, SQLiteStore, VersionConflict
 from webapp.store import rows as rows_module
 from webapp.store.rows import RowCache, to_row
+from webapp.store.sqlite import FRESH_SECONDS
 
 #: The module (the package re-exports its function of the same name).
 validate_module = importlib.import_module("webapp.store.validate")
@@ -152,3 +156,56 @@ def test_moves_checked_once_are_not_replayed_again(monkeypatch: pytest.MonkeyPat
     record.moves = "4455x"
     with pytest.raises(CorruptRecord, match="4455x"):  # an illegal move is never kept
         validate_module.validate(record)
+
+
+def test_a_hot_game_is_read_while_the_connection_is_busy_for_a_moment_only(path: Path) -> None:
+    """A save waiting on the file (another process holds SQLite's write lock) holds the
+    connection: a read of a cached game confirmed current a moment ago does not wait
+    for it, and may miss another process's commit of that moment. Past
+    ``FRESH_SECONDS`` (or for a game not cached) a read waits for the connection, and
+    a read that finds it free sees every commit at once."""
+    now = [0.0]
+    store = SQLiteStore(path, timeout=30, clock=lambda: now[0])
+    other = sqlite3.connect(path, isolation_level=None)
+    try:
+        store.create(game_record("abc", "44"))
+        store.create(game_record("xyz", "4"))
+        saved = store.get("xyz")
+        assert saved is not None and store.get("abc") is not None  # confirmed at 0
+        other.execute("UPDATE games SET moves = '445' WHERE id = 'abc'")  # committed
+        other.execute("BEGIN EXCLUSIVE")  # and now it holds the file's write lock
+        saved.moves += "4"
+        saver = threading.Thread(target=store.save, args=(saved,), daemon=True)
+        saver.start()
+        wait_until(lambda: store._lock.locked())  # the save waits on the file, holding it
+
+        now[0] = FRESH_SECONDS / 2
+        read: list[GameRecord | None] = []
+        reader = threading.Thread(target=lambda: read.append(store.get("abc")), daemon=True)
+        reader.start()
+        reader.join(10)  # answered from the cache, while the save still waits on the file
+        assert saver.is_alive() and [r.moves if r else None for r in read] == ["44"]
+
+        now[0] = FRESH_SECONDS
+        answers: dict[str, GameRecord | None] = {}
+        readers = [
+            threading.Thread(target=lambda g=g: answers.update({g: store.get(g)}), daemon=True)
+            for g in ("abc", "new")
+        ]
+        for reader in readers:
+            reader.start()
+        for reader in readers:
+            reader.join(0.2)
+        assert answers == {}  # no longer fresh (or not cached): they wait for the connection
+        other.execute("ROLLBACK")
+        saver.join(10)
+        for reader in readers:
+            reader.join(10)
+        assert not saver.is_alive() and not any(r.is_alive() for r in readers)
+        seen = answers["abc"]
+        assert seen is not None and seen.moves == "445" and answers["new"] is None
+        again = store.get("xyz")
+        assert again is not None and again.moves == "44" and again.version == 2
+    finally:
+        other.close()
+        store.close()

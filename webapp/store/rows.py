@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
@@ -147,6 +148,9 @@ class RowCache:
     or wrote for ``idle_seconds`` leaves at the next ``put``: the cache holds the games
     being played now, not every game of the last hour (an abandoned game is read from
     the database if it is ever opened again).
+
+    Safe to share between threads: each call holds a lock of its own for a few dictionary
+    operations (never across I/O), so a reader need not hold the backend's connection.
     """
 
     def __init__(
@@ -154,37 +158,43 @@ class RowCache:
     ) -> None:
         self.size, self.idle_seconds, self.clock = size, idle_seconds, clock
         self._rows: OrderedDict[str, tuple[tuple[Any, ...], float]] = OrderedDict()
+        self._guard = threading.Lock()
 
     def get(self, game_id: str) -> tuple[Any, ...] | None:
-        kept = self._rows.get(game_id)
-        if kept is None:
-            return None
-        self._rows[game_id] = (kept[0], self.clock())
-        self._rows.move_to_end(game_id)
-        return kept[0]
+        with self._guard:
+            kept = self._rows.get(game_id)
+            if kept is None:
+                return None
+            self._rows[game_id] = (kept[0], self.clock())
+            self._rows.move_to_end(game_id)
+            return kept[0]
 
     def put(self, row: Sequence[Any]) -> None:
         """Keep ``row`` (in ``COLUMNS`` order, validated) as its game's current row."""
         game_id, now = row[0], self.clock()
-        self._rows[game_id] = (tuple(row), now)
-        self._rows.move_to_end(game_id)
-        if len(self._rows) > self.size:
-            self._rows.popitem(last=False)
-        idle_since = now - self.idle_seconds
-        while self._rows:  # least recently used first: stop at the first one still in use
-            oldest = next(iter(self._rows.values()))
-            if oldest[1] > idle_since:
-                break
-            self._rows.popitem(last=False)
+        with self._guard:
+            self._rows[game_id] = (tuple(row), now)
+            self._rows.move_to_end(game_id)
+            if len(self._rows) > self.size:
+                self._rows.popitem(last=False)
+            idle_since = now - self.idle_seconds
+            while self._rows:  # least recently used first: stop at the first one still in use
+                oldest = next(iter(self._rows.values()))
+                if oldest[1] > idle_since:
+                    break
+                self._rows.popitem(last=False)
 
     def drop(self, game_id: str) -> None:
-        self._rows.pop(game_id, None)
+        with self._guard:
+            self._rows.pop(game_id, None)
 
     def clear(self) -> None:
-        self._rows.clear()
+        with self._guard:
+            self._rows.clear()
 
     def __len__(self) -> int:
-        return len(self._rows)
+        with self._guard:
+            return len(self._rows)
 
 
 def loaded(row: Sequence[Any]) -> GameRecord:
