@@ -209,3 +209,60 @@ def test_a_hot_game_is_read_while_the_connection_is_busy_for_a_moment_only(path:
     finally:
         other.close()
         store.close()
+
+
+def test_saves_that_wait_for_the_connection_are_written_together_each_with_its_outcome(
+    path: Path,
+) -> None:
+    """While a save waits on the file (another process holds SQLite's write lock), the
+    saves that come meanwhile wait for the connection, then are written together when
+    it is free: each one's compare-and-set is its own (a lost race fails that save
+    alone), and each thread hears its own outcome."""
+    store = SQLiteStore(path, timeout=30)
+    other = sqlite3.connect(path, isolation_level=None)
+    try:
+        for game_id in ("a", "b", "c", "d"):
+            store.create(game_record(game_id, "4"))
+        records = {game_id: store.get(game_id) for game_id in ("a", "b", "c", "d")}
+        stale = store.get("d")
+        assert stale is not None and all(records.values())
+        other.execute("BEGIN EXCLUSIVE")
+        outcomes: dict[str, str] = {}
+
+        def save(name: str, record: GameRecord) -> None:
+            record.moves += "5"
+            try:
+                store.save(record)
+                outcomes[name] = "saved"
+            except VersionConflict:
+                outcomes[name] = "conflict"
+
+        first = threading.Thread(target=save, args=("a", records["a"]), daemon=True)
+        first.start()
+        wait_until(lambda: store._lock.locked())  # "a" waits on the file, holding it
+        rest = [
+            threading.Thread(target=save, args=(name, record), daemon=True)
+            for name, record in [("b", records["b"]), ("c", records["c"]), ("d", records["d"])]
+        ]
+        for thread in rest:
+            thread.start()
+        wait_until(lambda: len(store._saves) == 3)  # waiting for the connection
+        stale.moves += "6"
+        rest.append(threading.Thread(target=save, args=("d-stale", stale), daemon=True))
+        rest[-1].start()
+        wait_until(lambda: len(store._saves) == 4)
+        other.execute("ROLLBACK")
+        for thread in [first, *rest]:
+            thread.join(10)
+        assert outcomes == {"a": "saved", "b": "saved", "c": "saved", "d": "saved",
+                            "d-stale": "conflict"}  # fmt: skip
+        for game_id in ("a", "b", "c", "d"):
+            record = records[game_id]
+            assert record is not None and record.version == 2
+        # The file holds them (not only the cache): read afresh by another connection.
+        rows = dict(other.execute("SELECT id, moves FROM games ORDER BY id").fetchall())
+        assert rows == {"a": "45", "b": "45", "c": "45", "d": "45"}
+        assert store.get("d") == records["d"]
+    finally:
+        other.close()
+        store.close()

@@ -35,7 +35,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -149,6 +149,8 @@ class SQLiteStore:
         self._data_version: int | None = None  # PRAGMA data_version the cache holds for
         self._clock = clock
         self._confirmed_at = -FRESH_SECONDS  # when data_version was last read (the lock held)
+        self._saves_guard = threading.Lock()  # guards the list below (never held across I/O)
+        self._saves: list[_Save] = []  # saves waiting for the connection
         try:
             if not in_memory and not read_only and not given_uri:
                 Path(location).parent.mkdir(parents=True, exist_ok=True)
@@ -201,7 +203,7 @@ class SQLiteStore:
     def create(self, record: GameRecord) -> None:
         stored = replace(record, version=1)
         validate(stored)
-        with self._lock, _guard(f"create {record.id!r}"):
+        with self._connection(), _guard(f"create {record.id!r}"):
             try:
                 row = to_row(stored)
                 self._db.execute(_INSERT, row)  # one statement: a transaction of its own
@@ -228,7 +230,7 @@ class SQLiteStore:
                     self._cache.put(row)  # validated, under the lock: no newer row in between
                     return record
         finally:
-            self._lock.release()
+            self._release()
         # A cached row (a tuple, validated when it was read or written) is decoded after
         # letting the lock go: every read and save of every game waits on that lock.
         return decoded(cached)
@@ -242,23 +244,77 @@ class SQLiteStore:
 
     def save(self, record: GameRecord) -> None:
         row, values = update_row(record)
-        with self._lock, _guard(f"save {record.id!r}"):
-            try:  # one statement: a transaction of its own, the write lock taken first
-                if self._db.execute(_UPDATE, values).rowcount != 1:
-                    raise VersionConflict(record.id, record.version)
-            except BaseException:
-                self._cache.drop(record.id)
-                raise
-            record.version += 1
-            self._cache.put(row)
+        waiting = _Save(record.id, record.version, row, values)
+        with self._saves_guard:
+            self._saves.append(waiting)
+        if self._lock.acquire(blocking=False):
+            self._release()  # writes the saves waiting, this one among them
+        # else whoever holds the connection writes it as it lets the connection go
+        waiting.done.wait()
+        if waiting.error is not None:
+            raise waiting.error
+        record.version += 1
+
+    @contextmanager
+    def _connection(self) -> Iterator[None]:
+        """Hold the connection (its lock); let it go through ``_release``."""
+        self._lock.acquire()
+        try:
+            yield
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        """Write the saves waiting for the connection, then let it go. A save that came
+        after the last look finds the connection held and waits for its holder, so
+        every holder looks again once it has let go, and writes them if the connection
+        is still free (if not, its new holder will)."""
+        while True:
+            self._write_saves()
+            self._lock.release()
+            with self._saves_guard:
+                if not self._saves:
+                    return
+            if not self._lock.acquire(blocking=False):
+                return
+
+    def _write_saves(self) -> None:
+        """Write the saves waiting (the connection held): one statement for one save, a
+        transaction for several. Each save's compare-and-set is its own (a lost race
+        fails that save alone); a failure of the database fails them all, nothing
+        written. Each waiting thread is told its outcome."""
+        with self._saves_guard:
+            batch, self._saves = self._saves, []
+        if not batch:
+            return
+        try:
+            with _guard(f"save {', '.join(repr(each.game_id) for each in batch)}"):
+                if len(batch) == 1:
+                    written = [self._db.execute(_UPDATE, batch[0].values).rowcount == 1]
+                else:
+                    with self._transaction():
+                        written = [self._db.execute(_UPDATE, each.values).rowcount == 1
+                                   for each in batch]  # fmt: skip
+        except BaseException as err:
+            for each in batch:
+                self._cache.drop(each.game_id)
+                each.fail(err)
+            return
+        for each, ok in zip(batch, written, strict=True):
+            if ok:
+                self._cache.put(each.row)
+                each.done.set()
+            else:
+                self._cache.drop(each.game_id)
+                each.fail(VersionConflict(each.game_id, each.version))
 
     def last_alive(self) -> int | None:
-        with self._lock, _guard("last_alive"):
+        with self._connection(), _guard("last_alive"):
             row = self._db.execute("SELECT alive_ms FROM server_alive WHERE id = 1").fetchone()
         return None if row is None else int(row[0])
 
     def mark_alive(self, at_ms: int) -> None:
-        with self._lock, _guard("mark_alive"), self._transaction():
+        with self._connection(), _guard("mark_alive"), self._transaction():
             self._db.execute(
                 "INSERT INTO server_alive (id, alive_ms) VALUES (1, ?) ON CONFLICT (id) "
                 "DO UPDATE SET alive_ms = max(alive_ms, excluded.alive_ms)",
@@ -266,7 +322,7 @@ class SQLiteStore:
             )
 
     def claim_downtime(self, seen: int | None, at_ms: int) -> bool:
-        with self._lock, _guard("claim_downtime"), self._transaction():
+        with self._connection(), _guard("claim_downtime"), self._transaction():
             if seen is None:
                 return self._db.execute(_FIRST_ALIVE, (at_ms,)).rowcount == 1
             row = self._db.execute("SELECT alive_ms, outages FROM server_alive").fetchone()
@@ -277,7 +333,7 @@ class SQLiteStore:
             return True
 
     def outages(self) -> list[tuple[int, int]]:
-        with self._lock, _guard("outages"):
+        with self._connection(), _guard("outages"):
             row = self._db.execute("SELECT outages FROM server_alive WHERE id = 1").fetchone()
         return [] if row is None else outages_of(row[0])
 
@@ -306,12 +362,16 @@ class SQLiteStore:
         """Up to ``limit`` valid records of ``query`` (corrupt rows are skipped, logged)."""
         if limit <= 0:
             return []
-        with self._lock, _guard(operation), closing(self._db.execute(query, params)) as rows:
+        with (
+            self._connection(),
+            _guard(operation),
+            closing(self._db.execute(query, params)) as rows,
+        ):
             return first_valid(rows, limit)
 
     def prune(self, *, unfinished_before: str, finished_before: str) -> int:
         unfinished, finished = utc_iso(unfinished_before), utc_iso(finished_before)
-        with self._lock, _guard("prune"), self._transaction():
+        with self._connection(), _guard("prune"), self._transaction():
             gone = self._db.execute(
                 "DELETE FROM games WHERE updated_at < ? AND status = 'playing'", (unfinished,)
             ).rowcount
@@ -328,7 +388,7 @@ class SQLiteStore:
         on a file that can no longer be written (made immutable or read-only
         while open): this write reaches the file (or its WAL) as every save does.
         """
-        with self._lock, _guard("check"):
+        with self._connection(), _guard("check"):
             self._write_probe()
 
     def _write_probe(self) -> None:
@@ -337,7 +397,7 @@ class SQLiteStore:
             self._db.execute(f"PRAGMA user_version = {version}")
 
     def close(self) -> None:
-        with self._lock, _guard("close"):
+        with self._connection(), _guard("close"):
             self._db.close()
 
     @contextmanager
@@ -385,6 +445,29 @@ class SQLiteStore:
         ):
             return 1  # made before schema versions: the first schema
         return version
+
+
+@dataclass(eq=False)
+class _Save:
+    """A save waiting for the connection: the row it writes, its ``UPDATE``'s values, and
+    once written (``done``) its outcome (``error``: None if it was written)."""
+
+    game_id: str
+    version: int
+    row: tuple[Any, ...]
+    values: list[Any]
+    done: threading.Event = field(default_factory=threading.Event)
+    error: BaseException | None = None
+
+    def fail(self, error: BaseException) -> None:
+        """Tell the waiting thread ``error`` (each its own: a raised exception keeps the
+        traceback of the thread that raises it)."""
+        if isinstance(error, VersionConflict):
+            self.error = error
+        else:
+            self.error = StoreUnavailable(f"save {self.game_id!r} failed: {error}")
+            self.error.__cause__ = error.__cause__ or error
+        self.done.set()
 
 
 @contextmanager
