@@ -266,3 +266,45 @@ def test_saves_that_wait_for_the_connection_are_written_together_each_with_its_o
     finally:
         other.close()
         store.close()
+
+
+def test_a_read_that_held_the_connection_leaves_the_saves_to_a_thread_that_saves(
+    path: Path,
+) -> None:
+    """Saves that came while another operation held the connection (a read, a page's
+    query) are written once it lets go, by one of the threads that save, never by the
+    reader (it has its own page to answer)."""
+    store = SQLiteStore(path)
+    try:
+        for game_id in ("a", "b", "c"):
+            store.create(game_record(game_id, "4"))
+        records = {game_id: store.get(game_id) for game_id in ("a", "b", "c")}
+        writers: list[str] = []
+
+        def traced(statement: str) -> None:
+            if statement.startswith("UPDATE games"):
+                writers.append(threading.current_thread().name)
+
+        store._db.set_trace_callback(traced)
+
+        def save(record: GameRecord | None) -> None:
+            assert record is not None
+            record.moves += "5"
+            store.save(record)
+
+        savers = [
+            threading.Thread(target=save, args=(record,), name=f"saver-{game_id}", daemon=True)
+            for game_id, record in records.items()
+        ]
+        with store._connection():  # a read holds it
+            for thread in savers:
+                thread.start()
+            wait_until(lambda: len(store._saves) == 3)
+        for thread in savers:
+            thread.join(10)
+        assert not any(thread.is_alive() for thread in savers)
+        assert len(writers) == 3 and set(writers) <= {"saver-a", "saver-b", "saver-c"}
+        assert all(record is not None and record.version == 2 for record in records.values())
+        assert [store.get(game_id).moves for game_id in ("a", "b", "c")] == ["45"] * 3  # type: ignore[union-attr]
+    finally:
+        store.close()

@@ -248,9 +248,17 @@ class SQLiteStore:
         with self._saves_guard:
             self._saves.append(waiting)
         if self._lock.acquire(blocking=False):
-            self._release()  # writes the saves waiting, this one among them
-        # else whoever holds the connection writes it as it lets the connection go
-        waiting.done.wait()
+            self._release(write=True)  # writes the saves waiting, this one among them
+        # Else the connection's holder writes it as it lets go (or asks a save to).
+        while True:
+            waiting.woken.wait()
+            if waiting.written:
+                break
+            waiting.woken.clear()  # asked to write the saves waiting (this one among them)
+            self._lock.acquire()
+            self._release(write=True)
+            if waiting.written:
+                break
         if waiting.error is not None:
             raise waiting.error
         record.version += 1
@@ -264,17 +272,25 @@ class SQLiteStore:
         finally:
             self._release()
 
-    def _release(self) -> None:
-        """Write the saves waiting for the connection, then let it go. A save that came
-        after the last look finds the connection held and waits for its holder, so
-        every holder looks again once it has let go, and writes them if the connection
-        is still free (if not, its new holder will)."""
+    def _release(self, write: bool = False) -> None:
+        """Let the connection go; a save (``write``) writes the saves waiting first.
+
+        A save that comes while the connection is held waits for its holder, so every
+        holder looks again once it has let go. A save writes them if the connection
+        is still free (if not, its new holder sees to them); any other holder (a read,
+        a page's query) asks the first of them to, so nobody writes others' saves but
+        a thread that saves."""
         while True:
-            self._write_saves()
+            if write:
+                self._write_saves()
             self._lock.release()
             with self._saves_guard:
                 if not self._saves:
                     return
+                first = self._saves[0]
+            if not write:
+                first.ask()
+                return
             if not self._lock.acquire(blocking=False):
                 return
 
@@ -303,7 +319,7 @@ class SQLiteStore:
         for each, ok in zip(batch, written, strict=True):
             if ok:
                 self._cache.put(each.row)
-                each.done.set()
+                each.finish()
             else:
                 self._cache.drop(each.game_id)
                 each.fail(VersionConflict(each.game_id, each.version))
@@ -450,14 +466,19 @@ class SQLiteStore:
 @dataclass(eq=False)
 class _Save:
     """A save waiting for the connection: the row it writes, its ``UPDATE``'s values, and
-    once written (``done``) its outcome (``error``: None if it was written)."""
+    once written its outcome."""
 
     game_id: str
     version: int
     row: tuple[Any, ...]
     values: list[Any]
-    done: threading.Event = field(default_factory=threading.Event)
+    woken: threading.Event = field(default_factory=threading.Event)  # written, or asked
+    written: bool = False  # its outcome is known (``error``: None if it was written)
     error: BaseException | None = None
+
+    def finish(self) -> None:
+        self.written = True
+        self.woken.set()
 
     def fail(self, error: BaseException) -> None:
         """Tell the waiting thread ``error`` (each its own: a raised exception keeps the
@@ -467,7 +488,11 @@ class _Save:
         else:
             self.error = StoreUnavailable(f"save {self.game_id!r} failed: {error}")
             self.error.__cause__ = error.__cause__ or error
-        self.done.set()
+        self.finish()
+
+    def ask(self) -> None:
+        """Ask the waiting thread to write the saves waiting (its own among them)."""
+        self.woken.set()
 
 
 @contextmanager
