@@ -19,6 +19,7 @@ from webapp.search_pool.dispatch import (
     BEHIND_SECONDS,
     LATE_REPLIES,
     LATE_SECONDS,
+    PONDER,
     Dispatcher,
     SerialExecutor,
     dispatcher_of,
@@ -158,6 +159,36 @@ def test_the_process_is_behind_while_engine_replies_wait_too_long_for_a_thread()
         clock[0] += LATE_SECONDS * 2
         executor.run()
     assert not dispatch.behind()
+
+
+def test_replies_that_waited_for_a_search_process_make_the_process_behind_too() -> None:
+    """An engine reply applied at once still counts as late when its search waited in the
+    pool (for a worker) past ``LATE_SECONDS``, its own search time left out; a pondering
+    (it waited for the player) or a scores pass does not count."""
+    clock, executor = [100.0], Parked()
+    dispatch = Dispatcher(executor, clock=lambda: clock[0])  # type: ignore[arg-type]
+    for kind in ("engine", "scores", PONDER):
+        dispatch.register(kind, lambda j, r, e: None, serial=True)
+
+    def reported(tag: Any, waited: float, searched_ms: float, **changes: Any) -> SearchJob:
+        made = replace(job(tag), **changes)
+        made.submitted, made.reported = 50.0, 50.0 + waited + searched_ms / 1e3
+        return made
+
+    slow_search = reported(("engine", "g1", None), LATE_SECONDS / 2, searched_ms=500)
+    pondered = reported((PONDER, "g1", None), 1.0, searched_ms=1)
+    scores = reported(("scores", "g1", None), 1.0, searched_ms=1, priority=Priority.SCORES)
+    for each in [slow_search, pondered, scores] * LATE_REPLIES:
+        dispatch.on_result(each, {"best_move": "5", "time_ms": 500 if each is slow_search else 1},
+                           None)  # fmt: skip
+        executor.run()
+    assert not dispatch.behind()
+
+    waited = reported(("engine", "g1", None), LATE_SECONDS * 2, searched_ms=1)
+    for count in range(1, LATE_REPLIES + 1):
+        dispatch.on_result(waited, {"best_move": "5", "time_ms": 1}, None)
+        executor.run()  # at once: no wait for a thread
+        assert dispatch.behind() == (count >= LATE_REPLIES)
 
 
 # -- off the relay thread, one game at a time ---------------------------------------------

@@ -61,8 +61,9 @@ PONDER = "ponder"
 RESULT_THREADS = 6
 #: Seconds ``close`` waits for the results being applied.
 CLOSE_SECONDS = 5.0
-#: An engine reply that waited longer than this for a results thread is late: its
-#: process's threads, sharing one interpreter, did not keep up with the news.
+#: An engine reply that waited longer than this for a search process (beyond its own
+#: search) or for a results thread is late: the process's workers, or its threads
+#: sharing one interpreter, did not keep up.
 LATE_SECONDS = 0.02
 #: The process is behind while this many late replies came within ``BEHIND_SECONDS``
 #: (one late reply is a hiccup: a pause of the collector, a busy moment of the machine).
@@ -201,6 +202,18 @@ def urgent(job: SearchJob) -> bool:
     return job.priority == Priority.ENGINE or kind_of(job) == PONDER
 
 
+def pool_wait(job: SearchJob, result: dict[str, Any] | None) -> float:
+    """Seconds an engine move's search spent in the pool other than searching: from
+    its submission until its result reached the relay, less the search's own time (0
+    for any other job, or one not reported: a pondering waited for the player)."""
+    if job.priority != Priority.ENGINE or kind_of(job) == PONDER or not job.reported:
+        return 0.0
+    searched = result.get("time_ms", 0.0) if result else 0.0
+    if not isinstance(searched, (int, float)):
+        searched = 0.0
+    return job.reported - job.submitted - searched / 1e3
+
+
 def label_of(job: SearchJob) -> str:
     """A job's label in the pool's timings: its kind and its class (``scores:analysis``)."""
     return f"{kind_of(job)}:{job.priority.name.lower()}"
@@ -293,10 +306,11 @@ class Dispatcher:
         # A reply behind its own game's news (a slow save of that game) says nothing of
         # the process: only one that waited for a thread alone counts as late.
         alone = handlers.serial and urgent(job) and not self._has_tasks(game_of(job))
+        pooled = pool_wait(job, result) > LATE_SECONDS
 
         def apply() -> None:
             started = self.clock()
-            if alone and started - delivered > LATE_SECONDS:
+            if pooled or (alone and started - delivered > LATE_SECONDS):
                 self._late.append(started)  # deque.append is atomic: no lock
             try:
                 handlers.result(job, result, error)
@@ -312,9 +326,9 @@ class Dispatcher:
 
     def behind(self) -> bool:
         """True while this process is behind with the engine's replies: the last
-        ``LATE_REPLIES`` of them that waited more than ``LATE_SECONDS`` for a thread to
-        apply them (with none of their own game's news before them) all came within the
-        last ``BEHIND_SECONDS``.
+        ``LATE_REPLIES`` of them that waited more than ``LATE_SECONDS`` for a search
+        process (``pool_wait``) or for a thread to apply them (with none of their own
+        game's news before them) all came within the last ``BEHIND_SECONDS``.
 
         Display work (the board's scores) gives way then: the players' replies wait
         for this process's own time, which every other piece of news takes from.
