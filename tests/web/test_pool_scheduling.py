@@ -18,7 +18,7 @@ from tests.web.fake_searches import Pools, job, open_pools
 from tests.web.helpers import wait_until
 from webapp.engine.search import Limits
 from webapp.search_pool import DROPPED, TRACE, WORKER_DIED, PoolBusy, Priority, SearchJob, callbacks
-from webapp.search_pool.local_pool import LESSER_NICE
+from webapp.search_pool.local_pool import AHEAD_RUNS, LESSER_NICE
 from webapp.search_pool.scheduler import Scheduler
 
 ENGINE, SCORES, ANALYSIS = Priority.ENGINE, Priority.SCORES, Priority.ANALYSIS
@@ -291,23 +291,23 @@ def short_job(label: str, behaviour: str = "quick", **more: Any) -> SearchJob:
     return replace(job(label, behaviour, **more), limits=Limits(depth=2, time=10.0))
 
 
-def test_a_short_reply_goes_ahead_into_the_pipe_of_a_worker_playing_another(
+def test_short_replies_go_ahead_into_the_pipe_of_a_worker_playing_another(
     pools: Pools,
 ) -> None:
     pool = pools(1)
     first = pool.submit(short_job("e1", "hold"))
     pools.holds.started("e1")
-    second = pool.submit(short_job("e2"))
-    third = pool.submit(short_job("e3"))
-    # e2 is in the worker's pipe already, next after e1 (its page is told place 1);
-    # e3 waits its turn in the queue
-    wait_until(lambda: pool.stats()["sent_ahead"] == 1 and pool.position(third) == 1)
-    assert pool.position(second) == 1
+    piped = [pool.submit(short_job(f"e{n}")) for n in range(2, 2 + AHEAD_RUNS)]
+    queued = pool.submit(short_job(f"e{2 + AHEAD_RUNS}"))
+    # AHEAD_RUNS replies are in the worker's pipe already, in order after e1 (their pages
+    # are told their places); the next waits its turn in the queue
+    wait_until(lambda: pool.stats()["sent_ahead"] == AHEAD_RUNS and pool.position(queued) == 1)
+    assert [pool.position(each) for each in piped] == list(range(1, AHEAD_RUNS + 1))
     pools.holds.release("e1")
-    pools.recorder.result(third)
-    assert pools.recorder.finished == ["e1", "e2", "e3"]
-    assert sorted(pools.recorder.calls) == [first, second, third]
-    assert pool.stats()["sent_ahead"] == 2  # e3 too, once e2 ran
+    pools.recorder.result(queued)
+    assert pools.recorder.finished == [f"e{n}" for n in range(1, 3 + AHEAD_RUNS)]
+    assert sorted(pools.recorder.calls) == [first, *piped, queued]
+    assert pool.stats()["sent_ahead"] == AHEAD_RUNS + 1  # the last too, once a place freed
 
 
 def test_a_reply_sent_ahead_before_its_place_was_told_is_not_told_one(
@@ -354,16 +354,18 @@ def test_a_reply_cancelled_in_the_pipe_is_never_reported(pools: Pools) -> None:
     assert piped not in pools.recorder.calls and pools.recorder.finished == ["e1", "e3"]
 
 
-def test_a_reply_in_the_pipe_of_a_worker_that_dies_runs_again_elsewhere(pools: Pools) -> None:
+def test_replies_in_the_pipe_of_a_worker_that_dies_run_again_elsewhere(pools: Pools) -> None:
     pool = pools(1)
     crashing = pool.submit(short_job("e1", "crash_held"))
     pools.holds.started("e1")
-    piped = pool.submit(short_job("e2"))
-    wait_until(lambda: pool.stats()["sent_ahead"] == 1)
-    pools.holds.release("e1")  # the worker dies: e1 fails, e2 never began and runs again
+    piped = [pool.submit(short_job(f"e{n}")) for n in range(2, 2 + AHEAD_RUNS)]
+    wait_until(lambda: pool.stats()["sent_ahead"] == AHEAD_RUNS)
+    pools.holds.release("e1")  # the worker dies: e1 fails; the others never began, run again
     assert pools.recorder.result(crashing) == (None, WORKER_DIED)
-    result, error = pools.recorder.result(piped)
-    assert error is None and result is not None and result["best_move"] == "e2"
+    for n, each in enumerate(piped, start=2):
+        result, error = pools.recorder.result(each)
+        assert error is None and result is not None and result["best_move"] == f"e{n}"
+    assert pools.recorder.finished == [f"e{n}" for n in range(1, 2 + AHEAD_RUNS)]  # in order
 
 
 def test_a_pondering_adopted_as_the_reply_is_never_preempted(pools: Pools) -> None:

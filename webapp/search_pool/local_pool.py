@@ -13,9 +13,11 @@ OS priority (``lesser_nice``), so analyses yield the CPU to play. At most
 and when an engine move waits while no worker is free (the reserved ones busy
 with other moves, or none), a lesser search is preempted: cancelled in its
 worker and put back at the front of its class, its outcome discarded.
-A short engine move (``short``) may go ahead into the pipe of a worker running
-another (``Slot.ahead``): the worker reads it the moment it has sent its
-result, without waiting for the relay thread to hand it the next.
+Short engine moves (``short``) may go ahead into the pipe of a worker running
+another (``Slot.ahead``, up to ``AHEAD_RUNS``): the worker reads the next the
+moment it has sent a result, without waiting for the relay thread to hand it
+one (under a crowd, the relay waits its turn for the interpreter among hundreds
+of threads).
 
 One relay thread waits on every worker's pipe and process at once: it reads
 progress and results, notices a dead worker the moment its process ends,
@@ -82,6 +84,9 @@ LESSER_NICE = 10
 #: time budget is only the server's cap):
 #: one may go ahead into the pipe of a worker running another (``_send_ahead``).
 AHEAD_DEPTH = 4
+#: Short moves a worker may have waiting in its pipe behind its run: enough to keep it
+#: busy while the relay thread waits for its turn, few enough that none waits long.
+AHEAD_RUNS = 3
 
 
 def short(job: SearchJob) -> bool:
@@ -256,9 +261,10 @@ class SearchPool:
         """A waiting job's place (1 = next; one sent ahead into a worker's pipe is next
         too), or None if it is not waiting."""
         with self._lock:
-            for slot in self._slots:  # sent ahead: waiting in a pipe, next after its run
-                if slot.ahead is not None and slot.ahead.job.id == job_id:
-                    return 1
+            for slot in self._slots:  # sent ahead: waiting in a pipe, after its run
+                for place, run in enumerate(slot.ahead, start=1):
+                    if run.job.id == job_id:
+                        return place
             for place, job in enumerate(self._scheduler.order(), start=1):
                 if job.id == job_id:
                     return place
@@ -347,30 +353,30 @@ class SearchPool:
         return self._scheduler.pop(Priority.SCORES) or self._scheduler.pop(Priority.ANALYSIS)
 
     def _send_ahead(self) -> None:
-        """Behind a worker's short engine move, send the next short one into its pipe.
+        """Behind a worker's short engine move, send the next short ones into its pipe
+        (``AHEAD_RUNS`` at most, the workers taking turns).
 
         Under a crowd of quick moves a worker then never waits for the relay thread
         between two of them (a busy server's relay is slow to get its turn): it reads
         the next task as soon as it has sent a result. Only short searches go ahead
-        (``short``), so no move waits long behind another in a pipe.
+        (``short``), so no move waits long behind others in a pipe.
         """
-        for slot in self._slots:
-            run = slot.run
-            if slot.state is not State.BUSY or slot.ahead is not None or run is None:
-                continue
-            if run.freeing or not short(run.job):
-                continue
-            waiting = self._scheduler.peek(Priority.ENGINE)
-            if waiting is None:
-                return
-            if not short(waiting):
-                continue
-            self._scheduler.pop(Priority.ENGINE, ahead=True)  # counted until it starts
-            if self._start_run(slot, waiting, ahead=True):
-                self._ahead += 1
-                # It waits in the pipe now, next after the run before it: a page told its
-                # place in the queue is told that one.
-                self._callbacks.put_place(waiting, 1)
+        for depth in range(AHEAD_RUNS):
+            for slot in self._slots:
+                run = slot.run
+                if slot.state is not State.BUSY or len(slot.ahead) != depth or run is None:
+                    continue
+                if run.freeing or not short(run.job):
+                    continue
+                waiting = self._scheduler.peek(Priority.ENGINE)
+                if waiting is None or not short(waiting):
+                    return
+                self._scheduler.pop(Priority.ENGINE, ahead=True)  # counted until it starts
+                if self._start_run(slot, waiting, ahead=True):
+                    self._ahead += 1
+                    # It waits in the pipe now, after the runs before it: a page told its
+                    # place in the queue is told that one.
+                    self._callbacks.put_place(waiting, depth + 1)
 
     def _start_run(self, slot: Slot, job: SearchJob, ahead: bool = False) -> bool:
         """Send ``job`` to ``slot``'s worker (into its pipe behind its run: ``ahead``);
@@ -387,7 +393,7 @@ class SearchPool:
             self._scheduler.requeue(job)
             return False
         if ahead:
-            slot.ahead = run
+            slot.ahead.append(run)
         else:
             slot.run, slot.state = run, State.BUSY
         run.sent = time.monotonic()
@@ -535,7 +541,7 @@ class SearchPool:
                 if not run.freeing:
                     self._callbacks.put("progress", run.job, payload)
                 return
-            slot.run, slot.ahead = slot.ahead, None  # the one sent ahead runs now
+            slot.run = slot.ahead.popleft() if slot.ahead else None  # the next one runs now
             if slot.run is not None:
                 self._scheduler.started(slot.run.job)
             if slot.run is not None and slot.run.freeing:
@@ -559,15 +565,15 @@ class SearchPool:
         """The slot's process ended: report its job and schedule a replacement."""
         self._receive(slot, limit=1_000_000)  # all it said before it died
         with self._lock:
-            process, conn, run, ahead = slot.process, slot.conn, slot.run, slot.ahead
+            process, conn, run, ahead = slot.process, slot.conn, slot.run, list(slot.ahead)
             if self._closed or process is None:
                 return
             slot.process, slot.conn, slot.run, slot.state = None, None, None, State.DEAD
-            slot.ahead = None
-            if ahead is not None:
-                self._scheduler.started(ahead.job)
-                if not ahead.freeing:
-                    self._scheduler.requeue(ahead.job)  # never begun: it runs elsewhere
+            slot.ahead.clear()
+            for piped in reversed(ahead):  # requeued at the front: the first ends up first
+                self._scheduler.started(piped.job)
+                if not piped.freeing:
+                    self._scheduler.requeue(piped.job)  # never begun: it runs elsewhere
             killed = slot.killed  # by us, for ignoring a cancel: no crash
             delay = 0.0 if killed else self._crashes.died(slot.index)
             slot.respawn_at = time.monotonic() + delay

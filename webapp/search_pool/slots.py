@@ -11,7 +11,8 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import time
-from dataclasses import dataclass
+from collections import deque
+from dataclasses import dataclass, field
 from enum import Enum
 from multiprocessing.connection import Connection
 from multiprocessing.context import SpawnProcess
@@ -65,7 +66,8 @@ class Slot:
     process: SpawnProcess | None = None
     conn: Connection | None = None
     run: Run | None = None
-    ahead: Run | None = None  # a short engine move sent behind ``run``, in the pipe
+    # short engine moves sent behind ``run``, in the pipe, in order (``AHEAD_RUNS`` at most)
+    ahead: deque[Run] = field(default_factory=deque)
     respawn_at: float = 0.0
     killed: bool = False  # the pool killed this process (a cancel it ignored), not a crash
 
@@ -105,7 +107,7 @@ class Slot:
         finally:
             worker_end.close()  # the worker has its own copy; ours would hide its death
         self.process, self.conn, self.state, self.run = process, server_end, State.STARTING, None
-        self.ahead = None
+        self.ahead.clear()
         self.killed = False
 
 
@@ -119,7 +121,7 @@ def stop_workers(slots: list[Slot], seconds: float) -> None:
     for slot in slots:
         process, conn = slot.process, slot.conn
         slot.process, slot.conn, slot.state, slot.run = None, None, State.DEAD, None
-        slot.ahead = None
+        slot.ahead.clear()
         if process is not None:
             process.join(max(0.0, deadline - time.monotonic()))
             if process.is_alive():
