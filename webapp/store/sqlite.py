@@ -119,6 +119,9 @@ OPEN_RETRY_SECONDS = 0.05
 #: Seconds a confirmation that the cache is current (``PRAGMA data_version`` unchanged)
 #: stands for a read that finds the connection in use (see the module's docstring).
 FRESH_SECONDS = 0.05
+#: Seconds a save waits to be written by another thread before it goes for the
+#: connection itself (a safety net: whoever lets the connection go sees to the saves).
+ASKED_SECONDS = 1.0
 
 
 class SQLiteStore:
@@ -249,9 +252,11 @@ class SQLiteStore:
             self._saves.append(waiting)
         if self._lock.acquire(blocking=False):
             self._release(write=True)  # writes the saves waiting, this one among them
-        # Else the connection's holder writes it as it lets go (or asks a save to).
+        # Else the connection's holder writes it as it lets go (or asks a save to). A
+        # save never waits on that alone: past ``ASKED_SECONDS`` it goes for the
+        # connection itself, as if asked.
         while True:
-            waiting.woken.wait()
+            waiting.woken.wait(ASKED_SECONDS)
             if waiting.written:
                 break
             waiting.woken.clear()  # asked to write the saves waiting (this one among them)
