@@ -246,6 +246,7 @@ class SearchPool:
                 self._callbacks.put("result", shed, None, DROPPED)
             self._dispatch()
             wake = self._relay_needed()
+        self._send_handed()
         if wake:
             self._wake()
         return job.id
@@ -372,32 +373,51 @@ class SearchPool:
                 if waiting is None or not short(waiting):
                     return
                 self._scheduler.pop(Priority.ENGINE, ahead=True)  # counted until it starts
-                if self._start_run(slot, waiting, ahead=True):
-                    self._ahead += 1
-                    # It waits in the pipe now, after the runs before it: a page told its
-                    # place in the queue is told that one.
-                    self._callbacks.put_place(waiting, depth + 1)
+                self._start_run(slot, waiting, ahead=True)
+                self._ahead += 1
+                # It waits in the pipe now, after the runs before it: a page told its
+                # place in the queue is told that one.
+                self._callbacks.put_place(waiting, depth + 1)
 
-    def _start_run(self, slot: Slot, job: SearchJob, ahead: bool = False) -> bool:
-        """Send ``job`` to ``slot``'s worker (into its pipe behind its run: ``ahead``);
-        False when the worker died under us (the job waits again)."""
+    def _start_run(self, slot: Slot, job: SearchJob, ahead: bool = False) -> None:
+        """Hand ``job`` to ``slot``'s worker (into its pipe behind its run: ``ahead``).
+
+        The task is written into the pipe once the lock is let go (``_send_handed``):
+        a pipe write lets the interpreter's lock go, and every thread that submits or
+        reports would otherwise wait on the pool's lock behind it, each in turn waiting
+        for the interpreter. A worker that died meanwhile never reads it: the relay
+        buries the worker and its runs (``_bury``)."""
         run = Run(next(self._run_ids), job)
-        task = Task.of(run.id, job)
-        try:
-            assert slot.conn is not None
-            slot.conn.send(task)
-        except (OSError, ValueError):  # it died under us: the relay will bury it
-            slot.state = State.BROKEN
-            if ahead:
-                self._scheduler.started(job)
-            self._scheduler.requeue(job)
-            return False
+        assert slot.conn is not None
+        slot.outbox.append((slot.conn, Task.of(run.id, job)))
         if ahead:
             slot.ahead.append(run)
         else:
             slot.run, slot.state = run, State.BUSY
         run.sent = time.monotonic()
-        return True
+
+    def _send_handed(self) -> None:
+        """Write the tasks handed to workers into their pipes, each worker's in the order
+        they were handed (the caller does not hold the lock).
+
+        One thread at a time writes a worker's (``Slot.sending``); a thread that finds
+        another writing leaves its tasks to it, and every writer looks again once it
+        has let go, so no task is left behind."""
+        for slot in self._slots:
+            while slot.outbox:
+                if not slot.sending.acquire(blocking=False):
+                    break  # its writer sends them (it looks again after letting go)
+                try:
+                    while slot.outbox:
+                        conn, task = slot.outbox.popleft()
+                        try:
+                            conn.send(task)
+                        except (OSError, ValueError):  # it died under us: the relay buries it
+                            with self._lock:
+                                if slot.conn is conn and slot.state is not State.DEAD:
+                                    slot.state = State.BROKEN
+                finally:
+                    slot.sending.release()
 
     def _preempt(self) -> None:
         """If an engine move waits and no worker is free (or freeing), stop a lesser search.
@@ -526,6 +546,12 @@ class SearchPool:
                     slot.state = State.BROKEN
 
     def _handle(self, slot: Slot, message: tuple[str, int, Any]) -> None:
+        try:
+            self._take(slot, message)
+        finally:
+            self._send_handed()  # what the message freed the worker for
+
+    def _take(self, slot: Slot, message: tuple[str, int, Any]) -> None:
         kind, run_id, payload = message
         with self._lock:
             if kind == "ready":
@@ -570,6 +596,7 @@ class SearchPool:
                 return
             slot.process, slot.conn, slot.run, slot.state = None, None, None, State.DEAD
             slot.ahead.clear()
+            slot.outbox.clear()  # tasks for its pipe: their runs are settled here
             for piped in reversed(ahead):  # requeued at the front: the first ends up first
                 self._scheduler.started(piped.job)
                 if not piped.freeing:
@@ -579,6 +606,7 @@ class SearchPool:
             slot.respawn_at = time.monotonic() + delay
             self._lose(run, begun=run is not None and slot.begun.value == run.id)
             self._dispatch()  # the dead worker may have been the one a preemption needs
+        self._send_handed()
         process.join(SHUTDOWN_SECONDS)
         if not killed:
             log.error(

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
 from enum import Enum
 from multiprocessing.connection import Connection
 from multiprocessing.context import SpawnProcess
+from typing import Any
 
 from webapp.search_pool.cancel import SharedInt
 from webapp.search_pool.jobs import SearchJob
@@ -68,6 +70,10 @@ class Slot:
     run: Run | None = None
     # short engine moves sent behind ``run``, in the pipe, in order (``AHEAD_RUNS`` at most)
     ahead: deque[Run] = field(default_factory=deque)
+    # tasks handed to this worker and not yet written into its pipe (with the pipe they go
+    # to), in order; written outside the pool's lock by whoever holds ``sending``
+    outbox: deque[tuple[Connection, Any]] = field(default_factory=deque)
+    sending: threading.Lock = field(default_factory=threading.Lock)
     respawn_at: float = 0.0
     killed: bool = False  # the pool killed this process (a cancel it ignored), not a crash
 
@@ -108,6 +114,7 @@ class Slot:
             worker_end.close()  # the worker has its own copy; ours would hide its death
         self.process, self.conn, self.state, self.run = process, server_end, State.STARTING, None
         self.ahead.clear()
+        self.outbox.clear()
         self.killed = False
 
 
@@ -122,6 +129,7 @@ def stop_workers(slots: list[Slot], seconds: float) -> None:
         process, conn = slot.process, slot.conn
         slot.process, slot.conn, slot.state, slot.run = None, None, State.DEAD, None
         slot.ahead.clear()
+        slot.outbox.clear()
         if process is not None:
             process.join(max(0.0, deadline - time.monotonic()))
             if process.is_alive():
