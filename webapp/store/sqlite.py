@@ -310,6 +310,8 @@ class SQLiteStore:
             return
         try:
             with _guard(f"save {', '.join(repr(each.game_id) for each in batch)}"):
+                if self._clock() - self._confirmed_at >= FRESH_SECONDS / 2:
+                    self._check_cache()  # while saves keep the connection, reads stay fresh
                 if len(batch) == 1:
                     written = [self._db.execute(_UPDATE, batch[0].values).rowcount == 1]
                 else:
