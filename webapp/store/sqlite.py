@@ -281,23 +281,18 @@ class SQLiteStore:
         """Let the connection go; a save (``write``) writes the saves waiting first.
 
         A save that comes while the connection is held waits for its holder, so every
-        holder looks again once it has let go. A save writes them if the connection
-        is still free (if not, its new holder sees to them); any other holder (a read,
-        a page's query) asks the first of them to, so nobody writes others' saves but
-        a thread that saves."""
-        while True:
-            if write:
-                self._write_saves()
-            self._lock.release()
-            with self._saves_guard:
-                if not self._saves:
-                    return
-                first = self._saves[0]
-            if not write:
-                first.ask()
-                return
-            if not self._lock.acquire(blocking=False):
-                return
+        holder looks once it has let go, and asks the first save waiting to write them
+        (it takes the connection in turn with the other threads waiting for it). So
+        nobody writes others' saves but a thread that saves, and a thread that has
+        written never takes the connection again ahead of those waiting for it (a
+        page's query would wait behind a stream of saves)."""
+        if write:
+            self._write_saves()
+        self._lock.release()
+        with self._saves_guard:
+            first = self._saves[0] if self._saves else None
+        if first is not None:
+            first.ask()
 
     def _write_saves(self) -> None:
         """Write the saves waiting (the connection held): one statement for one save, a
