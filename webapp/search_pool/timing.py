@@ -4,9 +4,9 @@ Four stages of every job the pool reports, each a histogram per job label
 (``label``: the job's kind and class, ``engine:engine``, ``scores:scores``,
 ``ponder:scores``, ``scores:analysis`` for the exact pass over the engine's options):
 
-* ``wait``   submitted until sent to a worker (into its pipe, for a move sent ahead
-             behind another; the last time, if it was preempted)
-* ``run``    sent to a worker until its result reached the relay thread (for a move
+* ``wait``   submitted until handed to a worker (into its pipe, for a move sent
+             ahead behind others; the last time, if it was preempted)
+* ``run``    handed to a worker until its result reached the relay thread (for a move
              sent ahead, its time in the pipe too)
 * ``search`` the search itself, as its worker timed it (``time_ms``; a trace has none):
              ``run`` less this is the pipes and the relay thread's turnaround
