@@ -163,8 +163,8 @@ def test_the_process_is_behind_while_engine_replies_wait_too_long_for_a_thread()
 
 def test_replies_that_waited_for_a_search_process_make_the_process_behind_too() -> None:
     """An engine reply applied at once still counts as late when its search waited in the
-    pool (for a worker) past ``LATE_SECONDS``, its own search time left out; a pondering
-    (it waited for the player) or a scores pass does not count."""
+    pool (for a worker) past ``LATE_SECONDS``, its own search time left out; a failed
+    reply, a pondering (it waited for the player) or a scores pass does not count."""
     clock, executor = [100.0], Parked()
     dispatch = Dispatcher(executor, clock=lambda: clock[0])  # type: ignore[arg-type]
     for kind in ("engine", "scores", PONDER):
@@ -175,6 +175,11 @@ def test_replies_that_waited_for_a_search_process_make_the_process_behind_too() 
         made.submitted, made.reported = 50.0, 50.0 + waited + searched_ms / 1e3
         return made
 
+    failed = reported(("engine", "g1", None), 1.0, searched_ms=0)  # its time is unknown
+    for _ in range(LATE_REPLIES):
+        dispatch.on_result(failed, None, "worker died")
+        executor.run()
+    assert not dispatch.behind()
     slow_search = reported(("engine", "g1", None), LATE_SECONDS / 2, searched_ms=500)
     pondered = reported((PONDER, "g1", None), 1.0, searched_ms=1)
     scores = reported(("scores", "g1", None), 1.0, searched_ms=1, priority=Priority.SCORES)

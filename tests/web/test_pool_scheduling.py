@@ -18,8 +18,9 @@ from tests.web.fake_searches import Pools, job, open_pools
 from tests.web.helpers import wait_until
 from webapp.engine.search import Limits
 from webapp.search_pool import DROPPED, TRACE, WORKER_DIED, PoolBusy, Priority, SearchJob, callbacks
-from webapp.search_pool.local_pool import AHEAD_RUNS, LESSER_NICE
+from webapp.search_pool.local_pool import AHEAD_RUNS, LESSER_NICE, SearchPool
 from webapp.search_pool.scheduler import Scheduler
+from webapp.search_pool.slots import State
 
 ENGINE, SCORES, ANALYSIS = Priority.ENGINE, Priority.SCORES, Priority.ANALYSIS
 
@@ -424,3 +425,37 @@ def test_the_relay_is_woken_only_when_it_has_something_to_do(
     pool.cancel(held)  # told to stop: killed by the relay if it does not
     assert wakes == ["wake", "wake"]
     pools.recorder.result(waiting)
+
+
+def test_a_handed_task_goes_only_into_the_pipe_it_was_handed_for() -> None:
+    """Tasks are written after the pool's lock is let go. One handed to a worker that has
+    died since (its slot has another pipe now, or none) is dropped, never written into
+    the new worker's pipe; a write that fails leaves the slot broken for the relay to
+    bury, and the tasks after it are still written in order."""
+
+    class Pipe:
+        def __init__(self, name: str, fails: bool = False) -> None:
+            self.name, self.fails = name, fails
+
+        def send(self, task: Any) -> None:
+            if self.fails:
+                raise TypeError("the pipe was closed under the write")
+            written.append((self.name, task))
+
+    written: list[tuple[str, Any]] = []
+    pool = SearchPool(1)  # never started: no worker, no relay
+    try:
+        slot = pool._slots[0]
+        old, new = Pipe("old"), Pipe("new")
+        slot.conn = new  # type: ignore[assignment]
+        slot.outbox.extend([(old, "t1"), (new, "t2"), (old, "t3"), (new, "t4")])  # type: ignore[list-item]
+        pool._send_handed()
+        assert written == [("new", "t2"), ("new", "t4")] and not slot.outbox
+        broken = Pipe("broken", fails=True)
+        slot.conn, slot.state = broken, State.BUSY  # type: ignore[assignment]
+        slot.outbox.append((broken, "t5"))  # type: ignore[arg-type]
+        pool._send_handed()
+        assert slot.state is State.BROKEN and written == [("new", "t2"), ("new", "t4")]
+    finally:
+        pool._slots[0].conn = None  # none of these is a worker's to stop
+        pool.close()

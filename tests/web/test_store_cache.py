@@ -16,8 +16,15 @@ import pytest
 
 from tests.web.helpers import wait_until
 from tests.web.test_store import game_record
-from webapp.store import CorruptRecord, GameRecord, SQLiteStore, VersionConflict
+from webapp.store import (
+    CorruptRecord,
+    GameRecord,
+    SQLiteStore,
+    StoreUnavailable,
+    VersionConflict,
+)
 from webapp.store import rows as rows_module
+from webapp.store import sqlite as sqlite_module
 from webapp.store.rows import RowCache, to_row
 from webapp.store.sqlite import FRESH_SECONDS
 
@@ -227,6 +234,8 @@ def test_saves_that_wait_for_the_connection_are_written_together_each_with_its_o
         stale = store.get("d")
         assert stale is not None and all(records.values())
         other.execute("BEGIN EXCLUSIVE")
+        statements: list[str] = []
+        store._db.set_trace_callback(statements.append)
         outcomes: dict[str, str] = {}
 
         def save(name: str, record: GameRecord) -> None:
@@ -256,6 +265,9 @@ def test_saves_that_wait_for_the_connection_are_written_together_each_with_its_o
             thread.join(10)
         assert outcomes == {"a": "saved", "b": "saved", "c": "saved", "d": "saved",
                             "d-stale": "conflict"}  # fmt: skip
+        # "a" alone, one statement; then the four that waited, in one transaction
+        writes = [each.split()[0] for each in statements if not each.startswith("PRAGMA")]
+        assert writes == ["UPDATE", "BEGIN", "UPDATE", "UPDATE", "UPDATE", "UPDATE", "COMMIT"]
         for game_id in ("a", "b", "c", "d"):
             record = records[game_id]
             assert record is not None and record.version == 2
@@ -306,5 +318,76 @@ def test_a_read_that_held_the_connection_leaves_the_saves_to_a_thread_that_saves
         assert len(writers) == 3 and set(writers) <= {"saver-a", "saver-b", "saver-c"}
         assert all(record is not None and record.version == 2 for record in records.values())
         assert [store.get(game_id).moves for game_id in ("a", "b", "c")] == ["45"] * 3  # type: ignore[union-attr]
+    finally:
+        store.close()
+
+
+def test_a_failure_of_the_database_fails_every_save_of_its_batch_and_writes_none(
+    path: Path,
+) -> None:
+    """Saves written together fail together when the database fails them (here: another
+    process keeps SQLite's write lock past the busy timeout): each thread is told, no
+    version moves, nothing is written, and the cache keeps no row it did not commit."""
+    store = SQLiteStore(path, timeout=0.5)
+    other = sqlite3.connect(path, isolation_level=None)
+    try:
+        for game_id in ("a", "b", "c"):
+            store.create(game_record(game_id, "4"))
+        records = {game_id: store.get(game_id) for game_id in ("a", "b", "c")}
+        other.execute("BEGIN EXCLUSIVE")
+        errors: dict[str, str] = {}
+
+        def save(name: str) -> None:
+            record = records[name]
+            assert record is not None
+            record.moves += "5"
+            try:
+                store.save(record)
+                errors[name] = "saved"
+            except StoreUnavailable:
+                errors[name] = "unavailable"
+
+        first = threading.Thread(target=save, args=("a",), daemon=True)
+        first.start()
+        wait_until(lambda: store._lock.locked())  # "a" waits on the file, holding it
+        rest = [threading.Thread(target=save, args=(name,), daemon=True) for name in "bc"]
+        for thread in rest:
+            thread.start()
+        wait_until(lambda: len(store._saves) == 2)  # they wait: then fail together
+        for thread in [first, *rest]:
+            thread.join(30)
+        assert errors == {"a": "unavailable", "b": "unavailable", "c": "unavailable"}
+        other.execute("ROLLBACK")
+        assert all(record is not None and record.version == 1 for record in records.values())
+        assert dict(other.execute("SELECT id, moves FROM games").fetchall()) == {
+            "a": "4", "b": "4", "c": "4"
+        }  # fmt: skip
+        assert [store.get(game_id).moves for game_id in "abc"] == ["4"] * 3  # type: ignore[union-attr]
+    finally:
+        other.close()
+        store.close()
+
+
+def test_a_save_nobody_asks_to_write_goes_for_the_connection_itself(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whoever lets the connection go sees to the saves waiting; if none did (a holder
+    that let go without looking), a save still does not wait for ever: past
+    ``ASKED_SECONDS`` it takes the connection and writes itself."""
+    monkeypatch.setattr(sqlite_module, "ASKED_SECONDS", 0.05)
+    store = SQLiteStore(path)
+    try:
+        store.create(game_record("a", "4"))
+        record = store.get("a")
+        assert record is not None
+        record.moves += "5"
+        store._lock.acquire()  # held, and let go below without a look at the saves
+        saver = threading.Thread(target=store.save, args=(record,), daemon=True)
+        saver.start()
+        wait_until(lambda: len(store._saves) == 1)
+        store._lock.release()
+        saver.join(10)
+        assert not saver.is_alive() and record.version == 2
+        assert store.get("a") == record
     finally:
         store.close()

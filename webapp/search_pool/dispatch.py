@@ -205,8 +205,11 @@ def urgent(job: SearchJob) -> bool:
 def pool_wait(job: SearchJob, result: dict[str, Any] | None) -> float:
     """Seconds an engine move's search spent in the pool other than searching: from
     its submission until its result reached the relay, less the search's own time (0
-    for any other job, or one not reported: a pondering waited for the player)."""
+    for any other job, one not reported, or one that failed: a pondering waited for the
+    player, a failed one's time is not known)."""
     if job.priority != Priority.ENGINE or kind_of(job) == PONDER or not job.reported:
+        return 0.0
+    if result is None:
         return 0.0
     searched = result.get("time_ms", 0.0) if result else 0.0
     if not isinstance(searched, (int, float)):

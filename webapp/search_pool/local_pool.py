@@ -259,8 +259,9 @@ class SearchPool:
             return not self._closed and self._scheduler.refusal(priority, owner, game_id) is None
 
     def position(self, job_id: int) -> int | None:
-        """A waiting job's place (1 = next; one sent ahead into a worker's pipe is next
-        too), or None if it is not waiting."""
+        """A waiting job's place, or None if it is not waiting: in the queue (1 = next
+        to be handed to a worker), or in the pipe of the worker it was sent ahead to
+        (1 = next after the worker's run)."""
         with self._lock:
             for slot in self._slots:  # sent ahead: waiting in a pipe, after its run
                 for place, run in enumerate(slot.ahead, start=1):
@@ -408,16 +409,28 @@ class SearchPool:
                 if not slot.sending.acquire(blocking=False):
                     break  # its writer sends them (it looks again after letting go)
                 try:
-                    while slot.outbox:
-                        conn, task = slot.outbox.popleft()
-                        try:
-                            conn.send(task)
-                        except (OSError, ValueError):  # it died under us: the relay buries it
-                            with self._lock:
-                                if slot.conn is conn and slot.state is not State.DEAD:
-                                    slot.state = State.BROKEN
+                    self._send_outbox(slot)
                 finally:
                     slot.sending.release()
+
+    def _send_outbox(self, slot: Slot) -> None:
+        """Write the slot's handed tasks (``Slot.sending`` held). A task for a pipe that is
+        no longer the slot's (its worker died: ``_bury`` settled its run, and closes the
+        pipe holding ``sending``) is dropped; a write that fails leaves the worker to the
+        relay, which buries it."""
+        while True:
+            try:
+                conn, task = slot.outbox.popleft()
+            except IndexError:  # emptied (or cleared by ``_bury``)
+                return
+            if slot.conn is not conn:
+                continue
+            try:
+                conn.send(task)
+            except Exception:  # it died under us (closed, broken): the relay buries it
+                with self._lock:
+                    if slot.conn is conn and slot.state is not State.DEAD:
+                        slot.state = State.BROKEN
 
     def _preempt(self) -> None:
         """If an engine move waits and no worker is free (or freeing), stop a lesser search.
@@ -617,7 +630,8 @@ class SearchPool:
             )
         process.close()
         if conn is not None:
-            conn.close()
+            with slot.sending:  # no task is being written into it (nor into its number)
+                conn.close()
 
     def _lose(self, run: Run | None, begun: bool) -> None:
         """A worker died during ``run``: retry a job it never began (once), report others."""

@@ -122,7 +122,7 @@ def stop_workers(slots: list[Slot], seconds: float) -> None:
     """Ask every worker to stop, give them ``seconds`` in all, then kill the rest."""
     for slot in slots:
         if slot.conn is not None:
-            with contextlib.suppress(OSError, ValueError):
+            with slot.sending, contextlib.suppress(OSError, ValueError):  # after a task
                 slot.conn.send(None)
     deadline = time.monotonic() + seconds
     for slot in slots:
@@ -137,4 +137,5 @@ def stop_workers(slots: list[Slot], seconds: float) -> None:
                 process.join()
             process.close()
         if conn is not None:
-            conn.close()
+            with slot.sending:
+                conn.close()

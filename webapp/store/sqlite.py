@@ -23,7 +23,7 @@ the lock, not three), and a read of a cached game that finds the connection in u
 is answered from the cache if the cache was confirmed current (``data_version``
 read) less than ``FRESH_SECONDS`` ago: it may miss another process's commit of that
 last moment, as a read that came a moment earlier would have. This process's own
-saves are in the cache the moment they commit. A read that finds the connection free
+saves are in the cache before the save returns. A read that finds the connection free
 checks ``data_version`` first, as before.
 """
 
@@ -286,9 +286,11 @@ class SQLiteStore:
         nobody writes others' saves but a thread that saves, and a thread that has
         written never takes the connection again ahead of those waiting for it (a
         page's query would wait behind a stream of saves)."""
-        if write:
-            self._write_saves()
-        self._lock.release()
+        try:
+            if write:
+                self._write_saves()
+        finally:
+            self._lock.release()
         with self._saves_guard:
             first = self._saves[0] if self._saves else None
         if first is not None:
@@ -303,6 +305,16 @@ class SQLiteStore:
             batch, self._saves = self._saves, []
         if not batch:
             return
+        try:
+            self._write(batch)
+        finally:  # whatever happened, nobody waits for ever
+            for each in batch:
+                if not each.written:
+                    self._cache.drop(each.game_id)
+                    each.fail(StoreUnavailable(f"save {each.game_id!r} was not finished"))
+
+    def _write(self, batch: list[_Save]) -> None:
+        """Write ``batch`` and tell each save its outcome (``_write_saves``)."""
         try:
             with _guard(f"save {', '.join(repr(each.game_id) for each in batch)}"):
                 if self._clock() - self._confirmed_at >= FRESH_SECONDS / 2:
