@@ -218,6 +218,21 @@ def test_a_hot_game_is_read_while_the_connection_is_busy_for_a_moment_only(path:
         store.close()
 
 
+def save_and_tell(
+    store: SQLiteStore, name: str, record: GameRecord | None, outcomes: dict[str, str]
+) -> None:
+    """Play a move in ``record`` and save it; ``outcomes[name]`` says how the save went."""
+    assert record is not None
+    record.moves += "5"
+    try:
+        store.save(record)
+        outcomes[name] = "saved"
+    except VersionConflict:
+        outcomes[name] = "conflict"
+    except StoreUnavailable:
+        outcomes[name] = "unavailable"
+
+
 def test_saves_that_wait_for_the_connection_are_written_together_each_with_its_outcome(
     path: Path,
 ) -> None:
@@ -238,13 +253,8 @@ def test_saves_that_wait_for_the_connection_are_written_together_each_with_its_o
         store._db.set_trace_callback(statements.append)
         outcomes: dict[str, str] = {}
 
-        def save(name: str, record: GameRecord) -> None:
-            record.moves += "5"
-            try:
-                store.save(record)
-                outcomes[name] = "saved"
-            except VersionConflict:
-                outcomes[name] = "conflict"
+        def save(name: str, record: GameRecord | None) -> None:
+            save_and_tell(store, name, record, outcomes)
 
         first = threading.Thread(target=save, args=("a", records["a"]), daemon=True)
         first.start()
@@ -338,14 +348,7 @@ def test_a_failure_of_the_database_fails_every_save_of_its_batch_and_writes_none
         errors: dict[str, str] = {}
 
         def save(name: str) -> None:
-            record = records[name]
-            assert record is not None
-            record.moves += "5"
-            try:
-                store.save(record)
-                errors[name] = "saved"
-            except StoreUnavailable:
-                errors[name] = "unavailable"
+            save_and_tell(store, name, records[name], errors)
 
         first = threading.Thread(target=save, args=("a",), daemon=True)
         first.start()
