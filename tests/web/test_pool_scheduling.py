@@ -437,7 +437,7 @@ def test_a_handed_task_goes_only_into_the_pipe_it_was_handed_for() -> None:
         def __init__(self, name: str, fails: bool = False) -> None:
             self.name, self.fails = name, fails
 
-        def send(self, task: Any) -> None:
+        def send_bytes(self, task: Any) -> None:
             if self.fails:
                 raise TypeError("the pipe was closed under the write")
             written.append((self.name, task))

@@ -43,6 +43,7 @@ import threading
 import time
 from collections.abc import Callable
 from itertools import count
+from multiprocessing.reduction import ForkingPickler
 from typing import Any
 
 from webapp.search_pool.callbacks import Callbacks
@@ -390,7 +391,8 @@ class SearchPool:
         buries the worker and its runs (``_bury``)."""
         run = Run(next(self._run_ids), job)
         assert slot.conn is not None
-        slot.outbox.append((slot.conn, Task.of(run.id, job)))
+        # Pickled here, so that writing it can fail only as a pipe does (``_send_outbox``).
+        slot.outbox.append((slot.conn, ForkingPickler.dumps(Task.of(run.id, job))))
         if ahead:
             slot.ahead.append(run)
         else:
@@ -426,7 +428,7 @@ class SearchPool:
             if slot.conn is not conn:
                 continue
             try:
-                conn.send(task)
+                conn.send_bytes(task)  # what ``conn.send`` writes; the worker's recv reads it
             except Exception:  # it died under us (closed, broken): the relay buries it
                 with self._lock:
                     if slot.conn is conn and slot.state is not State.DEAD:

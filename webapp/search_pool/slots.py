@@ -70,8 +70,8 @@ class Slot:
     run: Run | None = None
     # short engine moves sent behind ``run``, in the pipe, in order (``AHEAD_RUNS`` at most)
     ahead: deque[Run] = field(default_factory=deque)
-    # tasks handed to this worker and not yet written into its pipe (with the pipe they go
-    # to), in order; written outside the pool's lock by whoever holds ``sending``
+    # tasks handed to this worker (pickled) and not yet written into its pipe, with the
+    # pipe they go to, in order; written outside the pool's lock by whoever holds ``sending``
     outbox: deque[tuple[Connection, Any]] = field(default_factory=deque)
     sending: threading.Lock = field(default_factory=threading.Lock)
     respawn_at: float = 0.0

@@ -3,28 +3,33 @@
 One connection in autocommit mode, used under a lock. A game's save is one
 ``UPDATE`` statement (a compare-and-set on its version), a transaction of its
 own that takes SQLite's write lock before it reads, so two stores on one file
-(two processes) serialise their saves; writes of several statements are an
-explicit ``BEGIN IMMEDIATE`` transaction. The file is in WAL mode: readers never wait for the
-writer. Every ``sqlite3`` error becomes ``StoreUnavailable``, logged with the
-operation and the cause.
+(two processes) serialise their saves; writes of several statements (several
+saves written together, below) are an explicit ``BEGIN IMMEDIATE`` transaction.
+The file is in WAL mode: readers never wait for the writer. Every ``sqlite3``
+error becomes ``StoreUnavailable``, logged with the operation and the cause.
 
 ``get`` keeps the rows it read or wrote (``RowCache``) and hands a hot game out
 without reading, decoding and validating it again, for as long as no other
 connection (another process, a hand edit) has committed to the file: SQLite's
 ``PRAGMA data_version`` changes then, and the cache is cleared.
 
-# Why a hot read does not wait for the connection
+# Why reads and saves do not queue for the connection one by one
 Every SQLite call lets Python's GIL go, and a thread that held the connection's lock
 across one must then wait for the GIL, while still holding the lock, behind every
 other thread that wants it: under a crowd (200 players, some 400 threads) the lock's
 waits were p95 55-90 ms and about ten threads' worth of waiting at any moment, most
-of the web process's latency. So a save is one statement (one wait for the GIL under
-the lock, not three), and a read of a cached game that finds the connection in use
-is answered from the cache if the cache was confirmed current (``data_version``
-read) less than ``FRESH_SECONDS`` ago: it may miss another process's commit of that
-last moment, as a read that came a moment earlier would have. This process's own
-saves are in the cache before the save returns. A read that finds the connection free
-checks ``data_version`` first, as before.
+of the web process's latency. So:
+
+* a read of a cached game that finds the connection in use is answered from the cache
+  if the cache was confirmed current (``data_version`` read) less than
+  ``FRESH_SECONDS`` ago: it may miss another process's commit of that last moment, as
+  a read that came a moment earlier would have. This process's own saves are in the
+  cache before the save returns; a read that finds the connection free checks
+  ``data_version`` first, as before;
+* a save is one statement (one wait for the GIL under the lock, not three), and saves
+  that come while the connection is in use are written together, by the next thread
+  that takes it for a save (``_release``): one hand-off of the connection for all of
+  them, not one each.
 """
 
 from __future__ import annotations
