@@ -211,10 +211,9 @@ def pool_wait(job: SearchJob, result: dict[str, Any] | None) -> float:
         return 0.0
     if result is None:
         return 0.0
-    searched = result.get("time_ms", 0.0) if result else 0.0
-    if not isinstance(searched, (int, float)):
-        searched = 0.0
-    return job.reported - job.submitted - searched / 1e3
+    searched = result.get("time_ms")
+    seconds = float(searched) / 1e3 if isinstance(searched, (int, float)) else 0.0
+    return job.reported - job.submitted - seconds
 
 
 def label_of(job: SearchJob) -> str:
