@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import stat
 from collections.abc import Callable
+from typing import Any
 from pathlib import Path
 
 import pytest
+import werkzeug.sansio.request
 from flask import Flask
 from flask.testing import FlaskClient
 from flask_socketio import SocketIOTestClient
@@ -184,17 +186,26 @@ def test_the_secret_may_come_from_the_environment(
 def test_a_connections_cookie_is_checked_once_for_all_its_events(
     client: FlaskClient, app: Flask, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Its signature checked, and its cookies parsed (each event's seat asks for the
+    game's legacy cookie), once for the connection."""
     game = create(client)
     checks: list[str] = []
     unsign = Signer.unsign
+    parse = werkzeug.sansio.request.parse_cookie
 
     def counted(self: Signer, value: str | bytes) -> bytes:
         checks.append("unsign")
         return unsign(self, value)
 
+    def parsed(*args: Any, **kwargs: Any) -> Any:
+        checks.append("parse")
+        return parse(*args, **kwargs)
+
     monkeypatch.setattr(Signer, "unsign", counted)
+    monkeypatch.setattr(werkzeug.sansio.request, "parse_cookie", parsed)
     player = Listener(socketio.test_client(app, flask_test_client=client))
     for _ in range(3):
         assert player.emit(protocol.JOIN, {"game_id": game["id"]})["seat"] == "player"
-    assert len(checks) == 1
+        player.emit(protocol.MOVE, {"game_id": game["id"], "move": "9"})
+    assert sorted(checks) == ["parse", "unsign"]
     player.client.disconnect()

@@ -114,15 +114,16 @@ def format_moves(game: Game, moves: Sequence[Move]) -> str:
     return "".join(game.format_move(m) for m in moves)
 
 
-def play_moves(game: G, text: str) -> G:
-    """Play every move of ``text`` on ``game`` and return it.
+def play_moves(game: G, text: str, start: int = 0) -> G:
+    """Play every move of ``text`` on ``game`` (from the ``start``-th: the game is already
+    after the ones before) and return it.
 
     On a bad move the game is left exactly as it was and IllegalMoveError
     names the move's position in the sequence.
     """
     played = 0
     try:
-        for index, char in enumerate(text):
+        for index, char in enumerate(text[start:], start):
             try:
                 game.play(game.parse_move(char))
             except IllegalMoveError as err:

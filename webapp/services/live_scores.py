@@ -59,6 +59,7 @@ Locks: the game's lock, then this object's ``_guard`` (never the other way round
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import threading
 import time
@@ -204,6 +205,15 @@ class Pondering:
     rows: list[dict[str, Any]] = field(default_factory=list)  # its thinking rows so far
 
 
+@functools.cache  # an entry a game
+def _scores_limits(game: str) -> tuple[Limits, Limits]:
+    """The limits of the scores in ``game``: a whole pass's, and a first pass's
+    (``FIRST_TIME``). The strongest analysis at every level; scores only: no line, so
+    an exact solve proves each move's score and no more."""
+    limits = dataclasses.replace(analysis_limits(game), line=False)
+    return limits, dataclasses.replace(limits, time=min(limits.time or FIRST_TIME, FIRST_TIME))
+
+
 class LiveScores:
     """Scores of the side to move in every game, and the engine's pondering."""
 
@@ -287,15 +297,12 @@ class LiveScores:
             if not self._closing:
                 self._score_options(record.id)
             return
-        # The strongest analysis at every level; scores only: no line, so an exact solve
-        # proves each move's score and no more.
-        limits = dataclasses.replace(analysis_limits(record.game), line=False)
+        limits, first = _scores_limits(record.game)
         legal = len(new_game(record.game, record.moves).legal_moves())
         scoring = Scoring(dataclasses.replace(record), limits, legal)
         self._forget_idle(but=record.id)
         with self._guard:
             self._scoring[record.id] = scoring
-        first = dataclasses.replace(limits, time=min(limits.time or FIRST_TIME, FIRST_TIME))
         if not self._submit(scoring, first, last_pass=False):  # refused under load
             self._plan_retry(record.id, scoring)
 

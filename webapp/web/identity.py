@@ -37,6 +37,7 @@ import os
 import re
 import secrets
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 from flask import Flask, current_app, g, request
@@ -63,6 +64,8 @@ _CHECKED = "identity_checked"
 #: Where the cookie's check is kept for the whole request: every Socket.IO event of a
 #: connection shares its handshake's environ (and cookies), so it is checked once.
 _CARRIED = "lookahead.identity"
+#: Where the request's cookies are kept once parsed, for the same reason.
+_COOKIES = "lookahead.cookies"
 
 
 def identity() -> str | None:
@@ -82,15 +85,24 @@ def identity() -> str | None:
 def token_for(game_id: object) -> str | None:
     """The token that may hold ``game_id``'s seat: its legacy cookie, else the identity."""
     if isinstance(game_id, str) and game_id:
-        legacy = request.cookies.get(cookie_name(game_id))
+        legacy = _cookies().get(cookie_name(game_id))
         if legacy:
             return legacy
     return identity()
 
 
+def _cookies() -> Mapping[str, str]:
+    """The request's cookies: a Socket.IO event's are its connection's, parsed once."""
+    environ = request.environ
+    cookies: Mapping[str, str] | None = environ.get(_COOKIES)
+    if cookies is None:
+        cookies = environ[_COOKIES] = request.cookies
+    return cookies
+
+
 def has_legacy_seat(game_id: object) -> bool:
     """True when the browser holds ``game_id`` through a per-game cookie made before identities."""
-    return isinstance(game_id, str) and bool(game_id) and cookie_name(game_id) in request.cookies
+    return isinstance(game_id, str) and bool(game_id) and cookie_name(game_id) in _cookies()
 
 
 def sign(app: Flask, token: str) -> str:
@@ -101,7 +113,7 @@ def sign(app: Flask, token: str) -> str:
 def _carried() -> str | None:
     """The token of the request's cookie when this server signed it, or when it is a bare
     token from before signing that owns a game (then it is re-issued signed)."""
-    value = request.cookies.get(COOKIE)
+    value = _cookies().get(COOKIE)
     if not value:
         return None
     try:
