@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import stat
 from collections.abc import Callable
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import pytest
 import werkzeug.sansio.request
