@@ -118,6 +118,34 @@ def test_whole_messages_come_in_and_go_out(pair: tuple[Connection, Client]) -> N
     assert isinstance(binary, BytesMessage) and binary.data == b"\x03"
 
 
+@pytest.mark.parametrize("size", [0, 1, 125, 126, 65535, 65536, 70000])
+def test_a_message_is_framed_as_wsproto_frames_it(
+    pair: tuple[Connection, Client], size: int
+) -> None:
+    """``data_frame`` writes the bytes wsproto would (lengths at each header form's bounds,
+    text past ASCII, binary), and the client reads each message whole."""
+    connection, client = pair
+    accepted = WSConnection(ConnectionType.SERVER)
+    accepted.receive_data(
+        WSConnection(ConnectionType.CLIENT).send(Request(host="lookahead.test", target="/"))
+    )
+    assert isinstance(next(accepted.events()), Request)
+    accepted.send(AcceptConnection())
+    text = ("é" * size)[: size // 2] + "x" * (size - size // 2)
+    binary = bytes(range(256)) * (size // 256) + bytes(size % 256)
+    assert websocket.data_frame(text) == accepted.send(TextMessage(data=text))
+    assert websocket.data_frame(binary) == accepted.send(Message(data=binary))
+    connection.send(text)
+    assert client.texts(1) == [text]
+    connection.send(binary)
+    got, finished = b"", False
+    while not finished:
+        for event in client.events(1):
+            assert isinstance(event, BytesMessage) and not finished
+            got, finished = got + event.data, event.message_finished
+    assert got == binary
+
+
 def test_a_ping_is_answered_while_reading(pair: tuple[Connection, Client]) -> None:
     connection, client = pair
     client.send(Ping(payload=b"hi"))

@@ -70,15 +70,17 @@ _COOKIES = "lookahead.cookies"
 
 def identity() -> str | None:
     """The identity token this request carries (checked once) or was just given, if any."""
-    given: str | None = g.get("new_identity")
+    state = g._get_current_object()  # asked a few times an event: one look-up, not six
+    given: str | None = state.get("new_identity")
     if given:
         return given
-    if _CHECKED not in g:
-        carried = request.environ.get(_CARRIED)
-        if carried is None:
-            carried = request.environ[_CARRIED] = _carried() or ""
-        setattr(g, _CHECKED, carried)
-    checked: str = g.get(_CHECKED)
+    checked: str | None = state.get(_CHECKED)
+    if checked is None:
+        environ = request.environ
+        checked = environ.get(_CARRIED)
+        if checked is None:
+            checked = environ[_CARRIED] = _carried() or ""
+        setattr(state, _CHECKED, checked)
     return checked or None
 
 

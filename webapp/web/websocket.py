@@ -31,6 +31,7 @@ import json
 import logging
 import queue
 import socket
+import struct
 import threading
 import time
 import weakref
@@ -48,7 +49,6 @@ from wsproto.events import (
     AcceptConnection,
     BytesMessage,
     CloseConnection,
-    Message,
     Ping,
     Request,
     TextMessage,
@@ -90,6 +90,23 @@ def too_big(limit: int) -> str:
                "connection is closed (a page reconnects).")  # fmt: skip
     event = [protocol.ERROR, {"code": protocol.BAD_REQUEST, "message": message}]
     return "42" + json.dumps(event, separators=(",", ":"))
+
+
+def data_frame(message: str | bytes) -> bytes:
+    """``message`` as one whole WebSocket frame from a server (unmasked): what wsproto
+    writes for it, with no extension (none is ever agreed to here). Framed here, it
+    costs a tenth of wsproto's framing, and needs none of the connection's state: a
+    message is never sent in parts, and ``Connection`` knows when it is open."""
+    if isinstance(message, str):
+        first, payload = 0x81, message.encode()  # FIN, text
+    else:
+        first, payload = 0x82, bytes(message)  # FIN, binary
+    size = len(payload)
+    if size < 126:
+        return bytes((first, size)) + payload
+    if size < 1 << 16:
+        return struct.pack("!BBH", first, 126, size) + payload
+    return struct.pack("!BBQ", first, 127, size) + payload
 
 
 class Closed(Exception):
@@ -199,13 +216,11 @@ class Connection:
 
     def send(self, message: str | bytes) -> None:
         """Write one message; raises ``Closed`` once the connection is over."""
+        data = data_frame(message)  # framed before the lock: no other sender waits for it
         with self._lock:
             if not self._open:
                 raise Closed
-            if isinstance(message, bytes):
-                self._write(self._ws.send(Message(data=message)))
-            else:
-                self._write(self._ws.send(TextMessage(data=message)))
+            self._write(data)
 
     def close(self) -> None:
         """Send a close frame, then stop reading: ``receive`` returns None at once."""
