@@ -34,6 +34,7 @@ def test_each_caller_gets_a_position_of_its_own() -> None:
     second.undo()
     assert new_game("connect4", "4455").history == [3, 3, 4, 4]
     assert new_game("connect4", "44551").history == [3, 3, 4, 4, 0]
+    assert new_game("connect4", "4455").history == [3, 3, 4, 4]  # not played on in place
 
 
 def test_the_next_position_is_the_last_one_and_a_move(monkeypatch: pytest.MonkeyPatch) -> None:

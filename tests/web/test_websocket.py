@@ -120,21 +120,33 @@ def test_whole_messages_come_in_and_go_out(pair: tuple[Connection, Client]) -> N
 
 @pytest.mark.parametrize("size", [0, 1, 125, 126, 65535, 65536, 70000])
 def test_a_message_is_framed_as_wsproto_frames_it(
-    pair: tuple[Connection, Client], size: int
+    pair: tuple[Connection, Client], size: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``data_frame`` writes the bytes wsproto would (lengths at each header form's bounds,
-    text past ASCII, binary), and the client reads each message whole."""
+    text past ASCII, binary), ``Connection.send`` writes them, and the client reads each
+    message whole."""
     connection, client = pair
+    framed: list[bytes] = []
+    frame = websocket.data_frame
+
+    def counted(message: str | bytes) -> bytes:
+        framed.append(frame(message))
+        return framed[-1]
+
+    monkeypatch.setattr(websocket, "data_frame", counted)
     accepted = WSConnection(ConnectionType.SERVER)
     accepted.receive_data(
         WSConnection(ConnectionType.CLIENT).send(Request(host="lookahead.test", target="/"))
     )
     assert isinstance(next(accepted.events()), Request)
     accepted.send(AcceptConnection())
-    text = ("é" * size)[: size // 2] + "x" * (size - size // 2)
+    text = "é" * (size // 4) + "x" * (size - 2 * (size // 4))  # ``size`` bytes in UTF-8
+    assert len(text.encode()) == size
     binary = bytes(range(256)) * (size // 256) + bytes(size % 256)
-    assert websocket.data_frame(text) == accepted.send(TextMessage(data=text))
-    assert websocket.data_frame(binary) == accepted.send(Message(data=binary))
+    assert frame(text) == accepted.send(TextMessage(data=text))
+    assert frame(binary) == accepted.send(Message(data=binary))
+    with pytest.raises(TypeError):
+        frame(3)  # type: ignore[arg-type]
     connection.send(text)
     assert client.texts(1) == [text]
     connection.send(binary)
@@ -144,6 +156,7 @@ def test_a_message_is_framed_as_wsproto_frames_it(
             assert isinstance(event, BytesMessage) and not finished
             got, finished = got + event.data, event.message_finished
     assert got == binary
+    assert framed == [frame(text), frame(binary)]
 
 
 def test_a_ping_is_answered_while_reading(pair: tuple[Connection, Client]) -> None:

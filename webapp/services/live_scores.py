@@ -70,7 +70,7 @@ from typing import Any
 from webapp import protocol
 from webapp.engine.search import Limits
 from webapp.game_settings import analysis_limits, engine_side
-from webapp.games import new_game
+from webapp.games import GAMES, new_game
 from webapp.search_pool import Pool, PoolBusy, Priority, SearchJob, timers
 from webapp.search_pool.dispatch import dispatcher_of
 from webapp.search_pool.local_pool import short
@@ -205,7 +205,7 @@ class Pondering:
     rows: list[dict[str, Any]] = field(default_factory=list)  # its thinking rows so far
 
 
-@functools.cache  # an entry a game
+@functools.lru_cache(maxsize=len(GAMES))  # an entry a game
 def _scores_limits(game: str) -> tuple[Limits, Limits]:
     """The limits of the scores in ``game``: a whole pass's, and a first pass's
     (``FIRST_TIME``). The strongest analysis at every level; scores only: no line, so
@@ -297,8 +297,8 @@ class LiveScores:
             if not self._closing:
                 self._score_options(record.id)
             return
+        legal = len(new_game(record.game, record.moves).legal_moves())  # a known game's
         limits, first = _scores_limits(record.game)
-        legal = len(new_game(record.game, record.moves).legal_moves())
         scoring = Scoring(dataclasses.replace(record), limits, legal)
         self._forget_idle(but=record.id)
         with self._guard:

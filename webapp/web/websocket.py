@@ -99,8 +99,10 @@ def data_frame(message: str | bytes) -> bytes:
     message is never sent in parts, and ``Connection`` knows when it is open."""
     if isinstance(message, str):
         first, payload = 0x81, message.encode()  # FIN, text
-    else:
+    elif isinstance(message, (bytes, bytearray, memoryview)):
         first, payload = 0x82, bytes(message)  # FIN, binary
+    else:
+        raise TypeError(f"a WebSocket message is text or bytes, not {type(message).__name__}")
     size = len(payload)
     if size < 126:
         return bytes((first, size)) + payload
