@@ -107,6 +107,10 @@ export function noteEngineMove(/** @type {Model} */ model, /** @type {EngineMove
     if (result.move_scores && exactCount(result.move_scores) >= exactCount(known.result.move_scores)) {
       known.result = { ...known.result, move_scores: result.move_scores };
     }
+    // So does the line an exact solve expects (the move goes out first, alone).
+    if (result.pv && result.pv.length > (known.result.pv || "").length) {
+      known.result = { ...known.result, pv: result.pv, line_after: result.line_after };
+    }
     return;
   }
   addResult(model, engineSearchFrom(model.state, result), result, "engine", model.state.settings?.level ?? null);

@@ -46,6 +46,7 @@
  * @property {number} score
  * @property {boolean} exact
  * @property {string} pv
+ * @property {boolean} [line_after] an exact solve's line, proved after its move went out (its figures leave it out)
  * @property {number} nodes
  * @property {number} depth
  * @property {number} time_ms

@@ -63,6 +63,17 @@ test("an engine move is recorded once; a later one with more exact scores improv
   assert.equal(resultFor(model, "159"), null);
 });
 
+test("an exactly solved move's line comes after it and fills it in; a shorter one never replaces it", () => {
+  const model = createModel(state({ moves: "15" }));
+  noteEngineMove(model, engineMove({ pv: "5" })); // the move, alone
+  noteEngineMove(model, engineMove({ pv: "5937", line_after: true })); // its line, with the state after it
+  assert.equal(model.results.length, 1);
+  assert.equal(model.results[0].result.pv, "5937");
+  assert.equal(model.results[0].result.line_after, true);
+  noteEngineMove(model, engineMove({ pv: "5" })); // a late engine_move event
+  assert.equal(model.results[0].result.pv, "5937");
+});
+
 test("scores of a position keep the one knowing more exact moves", () => {
   const model = createModel(state());
   noteScores(model, { moves: "1", move_scores: { 5: { score: 0, exact: true }, 9: { score: 2, exact: true } }, solving: false });

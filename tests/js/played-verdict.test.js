@@ -3,7 +3,7 @@
 import "./page-config.js";
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { playedVerdict } from "../../static/js/analysis.js";
+import { ownSearchNote, playedVerdict } from "../../static/js/analysis.js";
 import { describeScore } from "../../static/js/format.js";
 import { gameInfo } from "../../static/js/rules.js";
 
@@ -58,4 +58,15 @@ test("a weaker move on purpose stays so unless the board finds it no worse", () 
   // Near-equal picks are never "on purpose".
   const near = { ...note, kind: "near_equal" };
   assert.equal(playedVerdict(medium({ 4: exact(-2), 6: exact(3) }), { played: true, note: near, info, ply }).onPurpose, false);
+});
+
+test("the search's note says so when its line was proved after the move, by a search of its own", () => {
+  const perfect = { best_move: "5", score: 0.9, exact: true, depth: 33, pv: "5", nodes: 9621, extra: {} };
+  const before = ownSearchNote(perfect, "Perfect");
+  assert.match(before, /: the move, its score and its line above\./);
+  const after = ownSearchNote({ ...perfect, pv: "5544", line_after: true }, "Perfect");
+  assert.match(after, /: the move and its score\. Its line above was proved after the move, by a search of its own that these figures leave out\./);
+  const solved = ownSearchNote({ ...perfect, pv: "5544", line_after: true }, "Perfect", true);
+  assert.match(solved, /: the move and these figures\. Its line above was proved after the move, by a search of its own that they leave out\./);
+  assert.match(ownSearchNote(perfect, "Perfect", true), /: the move, its line and these figures\./);
 });

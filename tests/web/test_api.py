@@ -117,6 +117,28 @@ def test_bad_creations_are_refused_and_create_nothing(
     assert count_games(app) == 0
 
 
+KNOWN = "choose tictactoe (Tic-tac-toe) or connect4 (Connect Four)."
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({}, f"No game named: {KNOWN}"),
+        ({"game": ""}, f"No game named: {KNOWN}"),
+        ({"game": ["x"]}, f"game must be a name: {KNOWN}"),
+        ({"game": 4}, f"game must be a name: {KNOWN}"),
+        ({"game": "chess"}, f"Unknown game 'chess': {KNOWN}"),
+    ],
+)
+def test_a_missing_or_odd_game_is_said_in_words_not_in_python(
+    client: FlaskClient, body: Any, message: str
+) -> None:
+    """It said "Unknown game None" and "Unknown game ['x']" (a new user's try)."""
+    response = client.post("/api/games", json=body)
+    assert response.status_code == 400
+    assert response.get_json()["error"]["message"] == message
+
+
 @pytest.mark.parametrize(("action", "engine_plays"), [("new", "first"), ("rematch", "second")])
 def test_the_player_starts_the_next_game(
     client: FlaskClient, action: str, engine_plays: str

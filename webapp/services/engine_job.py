@@ -4,9 +4,14 @@ The engine's reply (``searches``) and its pondering on the player's time
 (``live_scores``) run exactly this job, so that a pondered reply is the one the
 engine would have searched (same algorithm, limits and seed) and can be taken
 as its move.
+
+An exact solve (no depth limit: Perfect) walks no line: its move goes out alone, and
+the line it expects follows as display work (``engine_line``), as the scores do.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from webapp.game_settings import search_limits
 from webapp.search_pool import Priority, SearchJob
@@ -18,11 +23,15 @@ ENGINE = "engine"
 
 def engine_job(record: GameRecord, seed: int | None) -> SearchJob:
     """The engine's search for its move in ``record``'s position, in the level's style."""
+    algorithm = record.settings["algorithm"]
+    limits = search_limits(record.settings, record.game, play=True)  # in the level's style
+    if limits.depth is None and algorithm == "alphabeta":
+        limits = replace(limits, line=False)  # its line follows the move (``engine_line``)
     return SearchJob(
         record.game,
         record.moves,
-        record.settings["algorithm"],
-        search_limits(record.settings, record.game, play=True),  # in the level's style
+        algorithm,
+        limits,
         seed=seed,
         tag=(ENGINE, record.id, None),
         move_scores=False,  # the critical path: the move, nothing else

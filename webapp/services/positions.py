@@ -40,6 +40,10 @@ def chosen_game(args: Mapping[str, str]) -> str:
 def unknown_game(game: object) -> GameError:
     """The 400 for a kind of game this server has not, naming the ones it has (id and name)."""
     known = " or ".join(f"{name} ({label})" for name, label in protocol.GAME_LABELS.items())
+    if game is None or game == "":
+        return GameError(protocol.UNKNOWN_GAME, f"No game named: choose {known}.", 400)
+    if not isinstance(game, str):  # a list, a number: never shown as Python writes it
+        return GameError(protocol.UNKNOWN_GAME, f"game must be a name: choose {known}.", 400)
     return GameError(protocol.UNKNOWN_GAME, f"Unknown game {game!r}: choose {known}.", 400)
 
 

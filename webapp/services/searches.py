@@ -49,6 +49,7 @@ from webapp.search_pool import DEPTHS, PULSE, Pool, PoolBusy, Priority, SearchJo
 from webapp.search_pool.dispatch import dispatcher_of
 from webapp.search_pool.timers import Delayed, Timers, shared
 from webapp.services.engine_job import ENGINE, engine_job
+from webapp.services.engine_line import EngineLines, wants_line
 from webapp.services.errors import GameError
 from webapp.services.live_scores import PONDER, LiveScores
 from webapp.services.locks import Emit, GameLocks, Outbox
@@ -122,6 +123,8 @@ class Searches:
         self._closing = False
         # The scores, the engine's options and pondering: their jobs' results are its own.
         self.live = LiveScores(store, pool, emit, locks, seed, self.thinking, watched)
+        # The line an exactly solved move expects: searched after the move goes out.
+        self.lines = EngineLines(store, pool, emit, locks, seed, self.thinking, self.state)
         self.dispatch = dispatcher_of(pool)
         # A game's news is applied off the pool's relay thread, one at a time (``serial``).
         register = self.dispatch.register
@@ -220,6 +223,7 @@ class Searches:
         ``again``: the same position, scored afresh (the level changed).
         The caller holds the game's lock.
         """
+        self.lines.moved(record)
         if self.live_scores:
             self.live.start(record, again)
 
@@ -269,6 +273,7 @@ class Searches:
             if task.job is not None:
                 self.pool.cancel(task.job.id)
         self.live.stop(game_id)
+        self.lines.stop(game_id)
 
     def _adopt(self, game_id: str, task: EngineTask, pondering: Any) -> None:
         """The engine's reply was pondered: its search (or its result) is the engine's now.
@@ -306,6 +311,7 @@ class Searches:
     def close(self) -> None:
         """From now on no result is applied and no retry runs (the server is stopping)."""
         self.live.close()  # first: the scores' results stop no later than the engine's
+        self.lines.close()
         with self._guard:
             self._closing = True
             tasks = list(self._engine.values())
@@ -446,6 +452,8 @@ class Searches:
         if depths:
             payload = payload | {DEPTHS: rows}
         out.send(protocol.ENGINE_MOVE, payload, game_id)
+        if wants_line(job, result, record):
+            self.lines.start(record)  # after the move: display work
 
     def _failed(
         self,

@@ -1,0 +1,206 @@
+"""The engine's exactly solved move goes out alone; the line it expects follows it.
+
+``webapp/services/engine_line.py``: a Perfect reply walks no line (nine tenths of its
+search); the line is searched after the move, as display work, and kept with the move
+while it is still the board's last.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from tests.web.held_engine import cut_short
+from tests.web.helpers import Listener, wait_until
+from tests.web.test_searches_unit import ManualPool
+from webapp import protocol
+from webapp.engine import search
+from webapp.games import new_game
+from webapp.search_pool import Priority, SearchJob
+from webapp.services import GameService
+from webapp.services.engine_job import engine_job
+from webapp.services.engine_line import LINE
+from webapp.store import open_store
+
+#: A Connect Four game 16 plies in, the player to move: ``PLAYED`` then leaves the engine
+#: a position its solver answers in milliseconds, with a line of 17 more plies after it.
+OPENING, PLAYED = "2552354651517435", "2"
+
+Sent = list[tuple[str, Any, str]]
+
+
+class Never:
+    """A cancel flag never set."""
+
+    def is_set(self) -> bool:
+        return False
+
+
+def proved(moves: str, line: str) -> None:
+    """Every move of ``line`` from ``moves`` is one of the best there (an exact search of
+    each position on the way, by the solver), and the line is legal to its end."""
+    assert line
+    for ply, move in enumerate(line):
+        scores = search(new_game("connect4", moves + line[:ply]), move_scores=True).move_scores
+        assert scores is not None and all(s.exact for s in scores.values())
+        assert scores[move].score == max(s.score for s in scores.values()), (moves, line, ply)
+    new_game("connect4", moves + line)  # legal (raises otherwise)
+
+
+@pytest.fixture
+def service() -> Iterator[tuple[GameService, ManualPool, Sent]]:
+    pool = ManualPool()
+    sent: Sent = []
+    made = GameService(
+        open_store(":memory:"),
+        pool,  # type: ignore[arg-type]
+        lambda event, payload, to: sent.append((event, payload, to)),
+        seed=0,
+    )
+    yield made, pool, sent
+    made.close()
+
+
+def of(pool: ManualPool, kind: str) -> list[SearchJob]:
+    return [job for job in pool.submitted if job.tag[0] == kind]
+
+
+def engine_replied(games: GameService, pool: ManualPool, game_id: str, moves: str) -> str:
+    """Deliver the engine's search at ``moves``; the move it played."""
+    (job,) = [job for job in of(pool, "engine") if job.moves == moves]
+    pool.finish(job)
+    wait_until(lambda: len(games.store.get(game_id).moves) == len(moves) + 1)  # type: ignore[union-attr]
+    stored = games.store.get(game_id)
+    assert stored is not None
+    return stored.moves[-1]
+
+
+def test_only_an_exact_solve_leaves_its_line_for_later() -> None:
+    games = GameService(open_store(":memory:"), ManualPool(), lambda *_: None, seed=0)  # type: ignore[arg-type]
+    try:
+        for level, line in [("perfect", False), ("hard", True), ("easy", True)]:
+            record = games.create("connect4", {"level": level}, owner="me")
+            assert engine_job(record, 0).limits.line is line
+        perfect = games.create("connect4", {"level": "perfect", "algorithm": "minimax"}, owner="me")
+        assert engine_job(perfect, 0).limits.line  # minimax: a capped depth, its own line
+    finally:
+        games.close()
+
+
+def test_the_move_goes_out_alone_and_its_proved_line_follows_with_the_state(
+    service: tuple[GameService, ManualPool, Sent],
+) -> None:
+    games, pool, sent = service
+    record = games.create("connect4", {"level": "perfect"}, OPENING, owner="me")
+    games.move(record.id, PLAYED, "me")
+    searched = OPENING + PLAYED
+    move = engine_replied(games, pool, record.id, searched)
+    (reply,) = [p for e, p, _ in sent if e == protocol.ENGINE_MOVE]
+    assert reply["pv"] == move and reply["exact"]  # the move alone, at once
+    stored = games.store.get(record.id)
+    assert stored is not None and stored.last_engine_move is not None
+    assert stored.last_engine_move["pv"] == move
+    (line,) = of(pool, LINE)  # the line, searched after the move: display work
+    assert line.moves == searched + move and line.limits.line and line.limits.depth is None
+    assert line.priority == Priority.ANALYSIS and line.owner == "" and not line.move_scores
+    pool.finish(line)
+    wait_until(lambda: games.store.get(record.id).last_engine_move["pv"] != move)  # type: ignore[union-attr]
+    stored = games.store.get(record.id)
+    assert stored is not None and stored.last_engine_move is not None
+    full = stored.last_engine_move["pv"]
+    assert full.startswith(move) and len(full) > 1
+    assert stored.last_engine_move["line_after"] is True  # the move's figures leave it out
+    assert stored.moves == searched + move  # nothing else changed but its line
+    proved(searched, full)
+    states = [p for e, p, _ in sent if e == protocol.STATE]
+    assert states[-1]["last_engine_move"]["pv"] == full  # the room hears it
+    assert games.searches.lines.sizes() == 0
+
+
+def test_a_line_that_comes_after_the_player_moved_is_not_kept(
+    service: tuple[GameService, ManualPool, Sent],
+) -> None:
+    games, pool, sent = service
+    record = games.create("connect4", {"level": "perfect"}, OPENING, owner="me")
+    games.move(record.id, PLAYED, "me")
+    move = engine_replied(games, pool, record.id, OPENING + PLAYED)
+    (line,) = of(pool, LINE)
+    after = new_game("connect4", OPENING + PLAYED + move)
+    mine = after.format_move(after.legal_moves()[0])
+    games.move(record.id, mine, "me")  # before the line came: it is moot now
+    assert games.searches.lines.sizes() == 0
+    states = len([e for e, _, _ in sent if e == protocol.STATE])
+    pool.finish(line)  # came all the same (a cancel is a request)
+    stored = games.store.get(record.id)
+    assert stored is not None and stored.last_engine_move is not None
+    assert stored.last_engine_move["pv"] == move  # the short line, true, is what is kept
+    assert len([e for e, _, _ in sent if e == protocol.STATE]) == states
+
+
+def test_a_line_cut_short_before_the_solve_is_not_kept(
+    service: tuple[GameService, ManualPool, Sent],
+) -> None:
+    """A line's search stopped by its time before the solver answered gives the solver's
+    heuristic pass: a horizon's line, not a proved one. The move keeps its own."""
+    games, pool, _ = service
+    record = games.create("connect4", {"level": "perfect"}, OPENING, owner="me")
+    games.move(record.id, PLAYED, "me")
+    move = engine_replied(games, pool, record.id, OPENING + PLAYED)
+    (line,) = of(pool, LINE)
+    answer = cut_short(line.game, line.moves, line.algorithm, line.limits, move_scores=False,
+                       seed=0, progress=lambda _: None, cancel=Never())  # fmt: skip
+    assert not answer["exact"] and len(answer["pv"]) > 1
+    pool.on_result(line, answer, None)
+    wait_until(lambda: games.searches.lines.sizes() == 0)
+    stored = games.store.get(record.id)
+    assert stored is not None and stored.last_engine_move is not None
+    assert stored.last_engine_move["pv"] == move
+
+
+def test_an_undo_drops_the_line_under_way(
+    service: tuple[GameService, ManualPool, Sent],
+) -> None:
+    games, pool, _ = service
+    record = games.create("connect4", {"level": "perfect"}, OPENING, owner="me")
+    games.move(record.id, PLAYED, "me")
+    engine_replied(games, pool, record.id, OPENING + PLAYED)
+    assert games.searches.lines.sizes() == 1
+    games.undo(record.id, "me")
+    assert games.searches.lines.sizes() == 0
+    stored = games.store.get(record.id)
+    assert stored is not None and stored.moves == OPENING
+
+
+def test_a_move_that_ends_the_game_or_a_search_cut_short_asks_no_line(
+    service: tuple[GameService, ManualPool, Sent],
+) -> None:
+    games, pool, _ = service
+    # The engine wins at once here (four in column 1): nothing to expect after it.
+    record = games.create("connect4", {"level": "perfect"}, "121212", owner="me")
+    games.move(record.id, "7", "me")
+    engine_replied(games, pool, record.id, "1212127")
+    stored = games.store.get(record.id)
+    assert stored is not None and stored.status != "playing"
+    assert of(pool, LINE) == []
+
+
+Start = Callable[..., tuple[dict[str, Any], Listener]]
+
+
+def test_through_the_real_pool_the_line_reaches_the_page(start: Start) -> None:
+    state, player = start("connect4", settings={"level": "perfect"}, moves=OPENING)
+    player.emit(protocol.MOVE, {"game_id": state["id"], "move": PLAYED})
+    searched = OPENING + PLAYED
+    reply = player.wait_for(protocol.ENGINE_MOVE, lambda p: p["moves"] == searched)
+    move = reply["move"]
+    assert reply["pv"] == move and reply["exact"]
+
+    def with_line(payload: dict[str, Any]) -> bool:
+        last = payload.get("last_engine_move") or {}
+        return bool(last.get("moves") == searched and len(last.get("pv", "")) > 1)
+
+    full = player.wait_for(protocol.STATE, with_line)["last_engine_move"]["pv"]
+    assert full.startswith(move)
+    proved(searched, full)
