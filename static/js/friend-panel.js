@@ -164,6 +164,9 @@ export function createFriendPanel(root, { gameId, act, say, names }) {
     if (f.invite_url) $("invite-url").value = inviteUrl();
     $("share-invite").hidden = typeof navigator.share !== "function";
     $("take").hidden = player || f.seated || !invite || !playing;
+    // The game's own link (not the invite) watches: say where the seat is, or it reads
+    // like a game that waits for nobody (a new user's try).
+    $("no-invite").hidden = player || f.seated || Boolean(invite) || !playing;
     $("take-text").textContent = inviteText(state, [names(0), names(1)]); // not seated yet: the sides' names
 
     $("actions").hidden = !player || !f.seated;

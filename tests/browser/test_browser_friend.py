@@ -85,11 +85,18 @@ def test_two_friends_play_a_whole_game_review_it_and_rematch(
 
     link = create_from_home(page)
     page.screenshot(path=str(screenshots / "friend-invite-1280.png"))
+    no_invite = spectator_page.locator('[data-friend="no-invite"]')
+    spectator_page.goto(link.split("?")[0])  # the game's own link, not the invite
+    expect(no_invite).to_contain_text("only the invite link takes it")
+    expect(spectator_page.get_by_role("button", name="Take the seat")).to_be_hidden()
+    expect(page.locator('[data-friend="no-invite"]')).to_be_hidden()  # the creator's own
     invited_as = "You are invited to play Yellow. Red moves first: your friend starts."
     take_the_seat(friend_page, link, invited_as=invited_as)
     expect(page.locator("#invite-url")).to_be_hidden()  # the seat is taken
+    expect(no_invite).to_be_hidden()  # the seat is taken: nothing to ask for
     spectator_page.goto(link)  # the invite is a spectator's link now
     expect(spectator_page.get_by_role("button", name="Take the seat")).to_be_hidden()
+    expect(no_invite).to_be_hidden()
     expect(spectator_page.locator("#turn")).to_contain_text("Red to move")
     expect(spectator_page.locator(".player-name")).to_have_text(["Red", "Yellow"])
 
