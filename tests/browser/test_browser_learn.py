@@ -103,5 +103,10 @@ def test_a_link_that_is_no_game_is_said_beside_the_field(sized: Page) -> None:  
     error = sized.locator("#ab-learn-error")
     expect(error).to_have_text(re.compile(r"^That is not a game link"))
     assert in_viewport(sized, error)
+    # A word that looks like an id but is no game: said beside the field, the board kept.
+    sized.locator("#ab-learn").fill("hello")
+    sized.get_by_role("button", name="Learn", exact=True).click()
+    expect(error).to_have_text(re.compile(r"^No game has that link"))
+    assert "/analysis" in sized.url
     response = sized.goto("/learn/nosuchgame")
     assert response is not None and response.status == 404
