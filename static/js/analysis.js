@@ -302,11 +302,9 @@ export function playedVerdict(result, { played, note, info, ply }) {
 export function ownSearchNote(result, levelLabel, solved = false) {
   const label = ownSearchLabel(result, levelLabel);
   if (result.line_after) {
-    // An exact solve's line is proved after its move goes out, by a search of its own.
-    const line = "Its line above was proved after the move, by a search of its own that";
-    return solved
-      ? `${label}: the move and these figures. ${line} they leave out. The move’s badge above is the board’s analysis, which has solved it; the search’s own estimate is beside its label.`
-      : `${label}: the move and its score. ${line} these figures leave out. The board’s scores are the strongest analysis, exact where solved.`;
+    // An exact solve's line is proved after its move goes out, by a search of its own
+    // (never `solved`: that is a move whose own search was not exact).
+    return `${label}: the move and its score. Its line above was proved after the move, by a search of its own that these figures leave out. The board’s scores are the strongest analysis, exact where solved.`;
   }
   return solved
     ? `${label}: the move, its line and these figures. The move’s badge above is the board’s analysis, which has solved it; the search’s own estimate is beside its label.`

@@ -66,7 +66,5 @@ test("the search's note says so when its line was proved after the move, by a se
   assert.match(before, /: the move, its score and its line above\./);
   const after = ownSearchNote({ ...perfect, pv: "5544", line_after: true }, "Perfect");
   assert.match(after, /: the move and its score\. Its line above was proved after the move, by a search of its own that these figures leave out\./);
-  const solved = ownSearchNote({ ...perfect, pv: "5544", line_after: true }, "Perfect", true);
-  assert.match(solved, /: the move and these figures\. Its line above was proved after the move, by a search of its own that they leave out\./);
   assert.match(ownSearchNote(perfect, "Perfect", true), /: the move, its line and these figures\./);
 });

@@ -177,3 +177,42 @@ def test_after_restarting_everything_every_game_is_where_it_was(cluster: Cluster
         assert {k: now[k] for k in ("moves", "status", "version", "settings")} == {
             k: state[k] for k in ("moves", "status", "version", "settings")
         }
+
+
+def test_a_perfect_moves_line_follows_it_through_the_host_to_every_process(
+    cluster: Cluster,
+) -> None:
+    """The host applies the engine's exactly solved move with itself alone as its line, then
+    searches the line (``services/engine_line.py``) and keeps it with the move: a page on
+    the other process hears it, and both processes read it from the store."""
+    from tests.web.test_engine_line import OPENING, PLAYED, proved
+
+    a, b = cluster.web("web-a"), cluster.web("web-b")
+    cluster.worker("worker")
+    http = requests.Session()
+    body = {"game": "connect4", "moves": OPENING, "settings": {"level": "perfect"}}
+    response = http.post(f"{a.url}/api/games", json=body, timeout=30)
+    assert response.status_code == 201, response.text
+    game_id = response.json()["id"]
+    player, spectator = Client(a.url, http), Client(b.url)
+    try:
+        assert player.join(game_id)["seat"] == "player"
+        assert spectator.join(game_id)["seat"] == "spectator"
+        searched = OPENING + PLAYED
+        assert player.call(protocol.MOVE, {"game_id": game_id, "move": PLAYED}) == {"ok": True}
+        reply = spectator.wait_for(protocol.ENGINE_MOVE, lambda m: m["moves"] == searched)
+        assert reply["pv"] == reply["move"] and reply["exact"]
+
+        def with_line(state: dict[str, Any]) -> bool:
+            last = state.get("last_engine_move") or {}
+            return bool(last.get("moves") == searched and len(last.get("pv", "")) > 1)
+
+        line = spectator.wait_for(protocol.STATE, with_line)["last_engine_move"]["pv"]
+        assert line.startswith(reply["move"])
+        proved(searched, line)
+        for web in (a, b):
+            stored = game_of(web.url, game_id)["last_engine_move"]
+            assert stored["pv"] == line and stored["line_after"] is True
+    finally:
+        player.close()
+        spectator.close()

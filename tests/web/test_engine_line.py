@@ -19,9 +19,10 @@ from webapp import protocol
 from webapp.engine import search
 from webapp.games import new_game
 from webapp.search_pool import Priority, SearchJob
+from webapp.search_pool.process import run_search
 from webapp.services import GameService
 from webapp.services.engine_job import engine_job
-from webapp.services.engine_line import LINE
+from webapp.services.engine_line import LINE, wants_line
 from webapp.store import open_store
 
 #: A Connect Four game 16 plies in, the player to move: ``PLAYED`` then leaves the engine
@@ -139,6 +140,51 @@ def test_a_line_that_comes_after_the_player_moved_is_not_kept(
     assert len([e for e, _, _ in sent if e == protocol.STATE]) == states
 
 
+def _moved_elsewhere(games: GameService, game_id: str) -> None:
+    """Another process played the player's move (this one never heard of it)."""
+    record = games.store.get(game_id)
+    assert record is not None
+    position = new_game("connect4", record.moves)
+    record.moves += position.format_move(position.legal_moves()[0])
+    games.store.save(record)
+
+
+def _line_kept_elsewhere(games: GameService, game_id: str) -> None:
+    """Another process kept a line for the move already."""
+    record = games.store.get(game_id)
+    assert record is not None and record.last_engine_move is not None
+    move = record.last_engine_move["move"]
+    record.last_engine_move = {**record.last_engine_move, "pv": move + "1", "line_after": True}
+    games.store.save(record)
+
+
+def _engine_thinking(games: GameService, game_id: str) -> None:
+    """An engine search is tied to the game's version (its save would orphan it)."""
+    games.searches.lines.thinking = lambda _: True
+
+
+@pytest.mark.parametrize("meanwhile", [_moved_elsewhere, _line_kept_elsewhere, _engine_thinking])
+def test_a_line_is_kept_only_for_the_last_move_with_nothing_searching(
+    service: tuple[GameService, ManualPool, Sent], meanwhile: Callable[[GameService, str], None]
+) -> None:
+    """The checks made under the game's lock as the line comes (``EngineLines._keep``),
+    for what this process cannot know in advance: another process's changes."""
+    games, pool, sent = service
+    record = games.create("connect4", {"level": "perfect"}, OPENING, owner="me")
+    games.move(record.id, PLAYED, "me")
+    engine_replied(games, pool, record.id, OPENING + PLAYED)
+    (line,) = of(pool, LINE)
+    meanwhile(games, record.id)
+    before = games.store.get(record.id)
+    states = len([e for e, _, _ in sent if e == protocol.STATE])
+    pool.finish(line)
+    wait_until(lambda: games.searches.lines.sizes() == 0)
+    after = games.store.get(record.id)
+    assert after is not None and before is not None
+    assert (after.version, after.last_engine_move) == (before.version, before.last_engine_move)
+    assert len([e for e, _, _ in sent if e == protocol.STATE]) == states
+
+
 def test_a_line_cut_short_before_the_solve_is_not_kept(
     service: tuple[GameService, ManualPool, Sent],
 ) -> None:
@@ -173,7 +219,7 @@ def test_an_undo_drops_the_line_under_way(
     assert stored is not None and stored.moves == OPENING
 
 
-def test_a_move_that_ends_the_game_or_a_search_cut_short_asks_no_line(
+def test_a_move_that_ends_the_game_asks_no_line(
     service: tuple[GameService, ManualPool, Sent],
 ) -> None:
     games, pool, _ = service
@@ -184,6 +230,23 @@ def test_a_move_that_ends_the_game_or_a_search_cut_short_asks_no_line(
     stored = games.store.get(record.id)
     assert stored is not None and stored.status != "playing"
     assert of(pool, LINE) == []
+
+
+def test_an_engine_search_stopped_before_its_solve_asks_no_line() -> None:
+    """Its move came from the heuristic pass, with that pass's own line (not proved)."""
+    games = GameService(open_store(":memory:"), ManualPool(), lambda *_: None, seed=0)  # type: ignore[arg-type]
+    try:
+        record = games.create("connect4", {"level": "perfect"}, OPENING + PLAYED, owner="me")
+        job = engine_job(record, 0)
+        options = {"move_scores": False, "seed": 0, "progress": lambda _: None, "cancel": Never()}
+        stopped = cut_short(job.game, job.moves, job.algorithm, job.limits, **options)
+        assert not stopped["exact"]
+        assert not wants_line(job, stopped, record)
+        solved = run_search(job.game, job.moves, job.algorithm, job.limits, **options)
+        assert solved["exact"] and solved["pv"] == solved["best_move"]
+        assert wants_line(job, solved, record)
+    finally:
+        games.close()
 
 
 Start = Callable[..., tuple[dict[str, Any], Listener]]
@@ -204,3 +267,21 @@ def test_through_the_real_pool_the_line_reaches_the_page(start: Start) -> None:
     full = player.wait_for(protocol.STATE, with_line)["last_engine_move"]["pv"]
     assert full.startswith(move)
     proved(searched, full)
+
+
+def test_a_search_host_stops_the_line_once_the_game_moves_on_through_another_process() -> None:
+    """A host applies the engine's moves of the games it searches, so the line's search runs
+    on its own pool; when the game moves on through a web process (the epoch it watches),
+    the line is moot with the scores and pondering it already stops."""
+    from types import SimpleNamespace
+
+    from webapp.search_host.host import SearchHost
+
+    stopped: list[tuple[str, str]] = []
+    host = SearchHost.__new__(SearchHost)
+    host.searches = SimpleNamespace(  # type: ignore[assignment]
+        live=SimpleNamespace(stop=lambda game_id: stopped.append(("scores", game_id))),
+        lines=SimpleNamespace(stop=lambda game_id: stopped.append(("line", game_id))),
+    )
+    host._moved_on("g1")
+    assert stopped == [("scores", "g1"), ("line", "g1")]

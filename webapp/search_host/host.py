@@ -188,9 +188,7 @@ class SearchHost:
             return
         game_id = payload["game_id"]
         if outcome == MOVED_ON:
-            self.watch.watch_scores(
-                game_id, payload["epoch"], lambda: self.searches.live.stop(game_id)
-            )
+            self.watch.watch_scores(game_id, payload["epoch"], lambda: self._moved_on(game_id))
         try:
             self.redis.delete(depths_key(game_id))
             followers = settle_claim(self.redis, game_id, payload["moves"], uid)
@@ -316,6 +314,12 @@ class SearchHost:
                 pipe.execute()
         except redis.RedisError as err:
             log.error("reply to %s lost: %s", payload["reply_to"], err)
+
+    def _moved_on(self, game_id: str) -> None:
+        """The game moved on through another process: its display work here is moot (the
+        scores and pondering of the position this host's move left, and that move's line)."""
+        self.searches.live.stop(game_id)
+        self.searches.lines.stop(game_id)
 
     def _hand_back(self, payload: dict[str, Any]) -> None:
         """Put a job this host will not finish back on its queue, for another host."""
