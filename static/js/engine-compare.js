@@ -101,6 +101,16 @@ function mount() {
   const said = document.getElementById("same-depth-summary");
   if (!button || !table || !said) return;
   const config = JSON.parse(document.getElementById("config")?.textContent || "{}");
+  // What is shown answers the game as it stood when asked: once it moves on, the
+  // sentence ("the engine has not moved yet", "before the engine's last move") would
+  // be about another position, so it goes.
+  let askedAt = /** @type {string | null} */ (null);
+  document.addEventListener("lookahead:moves", (event) => {
+    if (askedAt === null || /** @type {CustomEvent} */ (event).detail === askedAt) return;
+    askedAt = null;
+    table.hidden = true;
+    said.textContent = "";
+  });
   button.addEventListener("click", async () => {
     button.disabled = true;
     said.textContent = "Searching the engine’s last position with both algorithms…";
@@ -109,6 +119,7 @@ function mount() {
       const stateAnswer = await fetch(`/api/games/${encodeURIComponent(gameId)}`);
       if (!stateAnswer.ok) throw new Error("The game could not be read.");
       const state = await stateAnswer.json();
+      askedAt = state.moves || "";
       const moves = beforeEngineMove(state.moves || "", state.settings.engine_plays);
       if (moves === null) {
         table.hidden = true;

@@ -153,6 +153,8 @@ function applyState(state) {
   const before = model.state;
   if (!M.stillPending(model, state)) model.pending = null; // else the disc stays drawn
   model.state = state;
+  // Panels that keep no model of their own (engine-compare.js) hear that the game moved.
+  if (state.moves !== before.moves) document.dispatchEvent(new CustomEvent("lookahead:moves", { detail: state.moves }));
   if (state.seat) model.seat = state.seat;
   if (state.moves.length < before.moves.length) {
     model.depthRows = []; // taken back: the rows were another game's line

@@ -42,6 +42,25 @@ def test_the_engine_panel_compares_both_algorithms_on_one_position(
     fits = "(t) => t.getBoundingClientRect().width <= t.parentElement.clientWidth"
     assert sized.locator("#same-depth-table").evaluate(fits)  # its wrap never scrolls sideways
     sized.locator("#same-depth").screenshot(path=screenshots / f"engine-compare-{width}.png")
+    # The game moves on: the sentence about its former last position goes (it stayed).
+    ui.wait_for_my_turn()
+    ui.click("1")
+    ui.wait_for_moves(6)
+    expect(summary).to_have_text("")
+    expect(sized.locator("#same-depth-table")).to_be_hidden()
+
+
+def test_the_engine_has_not_moved_yet_goes_once_it_has(sized: Page) -> None:
+    ui = GamePage(sized)
+    ui.open_new("game=tictactoe&level=easy&engine_plays=second")
+    button = sized.locator("#same-depth-button")
+    button.scroll_into_view_if_needed()
+    button.click()
+    summary = sized.locator("#same-depth-summary")
+    expect(summary).to_have_text("The engine has not moved yet: compare after its first move.")
+    ui.click("5")
+    ui.wait_for_moves(2)
+    expect(summary).to_have_text("")
 
 
 def test_the_minimax_legend_says_the_scores_are_alpha_betas_values(sized: Page) -> None:
