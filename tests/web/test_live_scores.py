@@ -375,10 +375,22 @@ def test_the_exact_pass_over_the_engines_options_stops_when_the_player_moves(
     pool.finish_cut_short(quick)
     pool.release("engine")
     pool.hold.add("engine")
-    for job in [j for j in pool.waiting if j.moves != ""]:  # the player's own scores
-        pool.waiting.remove(job)
-        pool.finish(job)
-    options = next(job for job in pool.waiting if job.priority == Priority.ANALYSIS)
+
+    def exact_pass() -> SearchJob | None:
+        return next((j for j in pool.waiting if j.priority == Priority.ANALYSIS), None)
+
+    def players_scores_done() -> bool:
+        """Finish the player's own scores as they are asked, until the options' exact pass
+        is: results are applied off the reporting thread (the test raced them), and a
+        first pass that its tenth of a second cuts short on a busy machine asks a full one."""
+        for job in [j for j in pool.waiting if j.tag[0] == "scores" and j.moves != ""]:
+            pool.waiting.remove(job)
+            pool.finish(job)
+        return exact_pass() is not None
+
+    wait_until(players_scores_done)
+    options = exact_pass()
+    assert options is not None and options.tag[0] == "scores" and options.moves == ""
     cancelled: list[int] = []
     pool.cancel = cancelled.append  # type: ignore[method-assign]
     moved = service.store.get(record.id)
