@@ -197,12 +197,13 @@ function announceChanges(before, after) {
 function play(move) {
   status.clear();
   const s = model.state;
+  if (!M.isPlayer(model) && !M.isFriendGame(model)) {
+    // Said at once, connected or not (the server refuses a spectator's move anyway), and
+    // first: "press End to play" would promise a watcher a move it cannot make.
+    return status.error("You are watching this game: only its player can move, undo or change it.");
+  }
   if (model.reviewPly !== null) {
     return status.error("You are looking at an earlier move. Press End or “Back to live” to play.");
-  }
-  if (!M.isPlayer(model) && !M.isFriendGame(model)) {
-    // Said at once, connected or not (the server refuses a spectator's move anyway).
-    return status.error("You are watching this game: only its player can move, undo or change it.");
   }
   if (s.status !== "playing") return status.error("The game is over. Start a new game or a rematch.");
   if (!model.connected) {

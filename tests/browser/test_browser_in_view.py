@@ -85,6 +85,12 @@ def test_a_spectators_click_is_answered_in_view(
     expect(watcher.notice).to_contain_text("only its player can move")
     assert_in_view(watcher.page, watcher.notice)
     watcher.page.screenshot(path=screenshots / f"spectator-click-{size}.png")
+    # Looking at an earlier move, a key is still a watcher's: never "press End to play".
+    watcher.page.locator("body").press("ArrowLeft")
+    expect(watcher.page.locator("#turn")).to_contain_text("Reviewing")
+    watcher.page.locator("body").press("3")
+    expect(watcher.notice).to_contain_text("only its player can move")
+    expect(watcher.notice).not_to_contain_text("Press End")
 
 
 def test_settings_saved_is_said_in_view_and_the_board_stays_beside_on_a_desktop(
