@@ -98,7 +98,10 @@ def test_two_friends_play_a_whole_game_review_it_and_rematch(
     expect(spectator_page.get_by_role("button", name="Take the seat")).to_be_hidden()
     expect(no_invite).to_be_hidden()
     expect(spectator_page.locator("#turn")).to_contain_text("Red to move")
-    expect(spectator_page.locator(".player-name")).to_have_text(["Red", "Yellow"])
+    # Who plays which side, as in a game against the engine ("X X" in tic-tac-toe, where
+    # the token is the mark, when the name was the side's).
+    expect(spectator_page.locator(".player-name")).to_have_text(["Player", "Player"])
+    expect(spectator_page.locator(".player-colour")).to_have_text(["Red", "Yellow"])
 
     # Fair play: no engine analysis for anyone while it is played.
     for viewer in (page, friend_page, spectator_page):
