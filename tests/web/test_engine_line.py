@@ -78,6 +78,16 @@ def engine_replied(games: GameService, pool: ManualPool, game_id: str, moves: st
     return stored.moves[-1]
 
 
+def line_asked(games: GameService, pool: ManualPool) -> tuple[str, str, SearchJob]:
+    """A Perfect game at ``OPENING``: the player's ``PLAYED`` and the engine's reply
+    applied. The game's id, the engine's move and its line's search, not yet run."""
+    record = games.create("connect4", {"level": "perfect"}, OPENING, owner="me")
+    games.move(record.id, PLAYED, "me")
+    move = engine_replied(games, pool, record.id, OPENING + PLAYED)
+    (line,) = of(pool, LINE)
+    return record.id, move, line
+
+
 def test_only_an_exact_solve_leaves_its_line_for_later() -> None:
     games = GameService(open_store(":memory:"), ManualPool(), lambda *_: None, seed=0)  # type: ignore[arg-type]
     try:
@@ -124,17 +134,14 @@ def test_a_line_that_comes_after_the_player_moved_is_not_kept(
     service: tuple[GameService, ManualPool, Sent],
 ) -> None:
     games, pool, sent = service
-    record = games.create("connect4", {"level": "perfect"}, OPENING, owner="me")
-    games.move(record.id, PLAYED, "me")
-    move = engine_replied(games, pool, record.id, OPENING + PLAYED)
-    (line,) = of(pool, LINE)
+    game_id, move, line = line_asked(games, pool)
     after = new_game("connect4", OPENING + PLAYED + move)
     mine = after.format_move(after.legal_moves()[0])
-    games.move(record.id, mine, "me")  # before the line came: it is moot now
+    games.move(game_id, mine, "me")  # before the line came: it is moot now
     assert games.searches.lines.sizes() == 0
     states = len([e for e, _, _ in sent if e == protocol.STATE])
     pool.finish(line)  # came all the same (a cancel is a request)
-    stored = games.store.get(record.id)
+    stored = games.store.get(game_id)
     assert stored is not None and stored.last_engine_move is not None
     assert stored.last_engine_move["pv"] == move  # the short line, true, is what is kept
     assert len([e for e, _, _ in sent if e == protocol.STATE]) == states
@@ -170,16 +177,13 @@ def test_a_line_is_kept_only_for_the_last_move_with_nothing_searching(
     """The checks made under the game's lock as the line comes (``EngineLines._keep``),
     for what this process cannot know in advance: another process's changes."""
     games, pool, sent = service
-    record = games.create("connect4", {"level": "perfect"}, OPENING, owner="me")
-    games.move(record.id, PLAYED, "me")
-    engine_replied(games, pool, record.id, OPENING + PLAYED)
-    (line,) = of(pool, LINE)
-    meanwhile(games, record.id)
-    before = games.store.get(record.id)
+    game_id, _, line = line_asked(games, pool)
+    meanwhile(games, game_id)
+    before = games.store.get(game_id)
     states = len([e for e, _, _ in sent if e == protocol.STATE])
     pool.finish(line)
     wait_until(lambda: games.searches.lines.sizes() == 0)
-    after = games.store.get(record.id)
+    after = games.store.get(game_id)
     assert after is not None and before is not None
     assert (after.version, after.last_engine_move) == (before.version, before.last_engine_move)
     assert len([e for e, _, _ in sent if e == protocol.STATE]) == states
@@ -191,16 +195,13 @@ def test_a_line_cut_short_before_the_solve_is_not_kept(
     """A line's search stopped by its time before the solver answered gives the solver's
     heuristic pass: a horizon's line, not a proved one. The move keeps its own."""
     games, pool, _ = service
-    record = games.create("connect4", {"level": "perfect"}, OPENING, owner="me")
-    games.move(record.id, PLAYED, "me")
-    move = engine_replied(games, pool, record.id, OPENING + PLAYED)
-    (line,) = of(pool, LINE)
+    game_id, move, line = line_asked(games, pool)
     answer = cut_short(line.game, line.moves, line.algorithm, line.limits, move_scores=False,
                        seed=0, progress=lambda _: None, cancel=Never())  # fmt: skip
     assert not answer["exact"] and len(answer["pv"]) > 1
     pool.on_result(line, answer, None)
     wait_until(lambda: games.searches.lines.sizes() == 0)
-    stored = games.store.get(record.id)
+    stored = games.store.get(game_id)
     assert stored is not None and stored.last_engine_move is not None
     assert stored.last_engine_move["pv"] == move
 
@@ -209,13 +210,11 @@ def test_an_undo_drops_the_line_under_way(
     service: tuple[GameService, ManualPool, Sent],
 ) -> None:
     games, pool, _ = service
-    record = games.create("connect4", {"level": "perfect"}, OPENING, owner="me")
-    games.move(record.id, PLAYED, "me")
-    engine_replied(games, pool, record.id, OPENING + PLAYED)
+    game_id, _, _ = line_asked(games, pool)
     assert games.searches.lines.sizes() == 1
-    games.undo(record.id, "me")
+    games.undo(game_id, "me")
     assert games.searches.lines.sizes() == 0
-    stored = games.store.get(record.id)
+    stored = games.store.get(game_id)
     assert stored is not None and stored.moves == OPENING
 
 
