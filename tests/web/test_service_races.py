@@ -117,15 +117,22 @@ def test_one_seat_moving_through_two_servers_at_once_applies_one_move(tmp_path: 
 Between = Callable[[GameRecord], None]
 
 
-def move_with_a_save_in_between(tmp_path: Path, between: Between) -> tuple[Any, GameRecord]:
-    """Player's move "5" in a new game on one app, while another app on the same database
-    saves the game (``between`` changes the record it read) after the move's read and
-    before its save; the move's answer and the game as stored then."""
+def move_with_a_save_in_between(
+    tmp_path: Path,
+    between: Between,
+    event: str = protocol.MOVE,
+    payload: dict[str, Any] | None = None,
+    moves: str = "",
+) -> tuple[Any, GameRecord]:
+    """Player's move "5" (or ``event`` with ``payload``) in a new game (from ``moves``) on
+    one app, while another app on the same database saves the game (``between`` changes
+    the record it read) after the action's read and before its save; the action's answer
+    and the game as stored then."""
     database = tmp_path / "games.db"
     web, host = make_app(database), make_app(database)
     try:
         http = web.test_client()
-        game = create(http, settings={"level": "easy"})
+        game = create(http, settings={"level": "easy"}, moves=moves)
         service, other = service_of(web), service_of(host)
         save = service.store.save
         done: list[bool] = []
@@ -142,7 +149,7 @@ def move_with_a_save_in_between(tmp_path: Path, between: Between) -> tuple[Any, 
         service.store.save = save_after_the_other  # type: ignore[method-assign]
         tab = Listener(socketio.test_client(web, flask_test_client=http))
         tab.emit(protocol.JOIN, {"game_id": game["id"]})
-        answer = tab.emit(protocol.MOVE, {"game_id": game["id"], "move": "5"})
+        answer = tab.emit(event, {"game_id": game["id"], **(payload or {"move": "5"})})
         assert done
         stored = other.store.get(game["id"])
         assert stored is not None
@@ -186,3 +193,37 @@ def test_a_move_racing_a_side_swap_from_another_process_is_refused(tmp_path: Pat
     answer, stored = move_with_a_save_in_between(tmp_path, swap)
     assert answer["code"] == protocol.CONFLICT, answer
     assert stored.moves == ""
+
+
+def _line_stored(record: GameRecord) -> None:
+    """What a search host does after the engine's move: its line (or options) kept."""
+    record.last_engine_move = {**(record.last_engine_move or {}), "line_after": True}
+
+
+def test_an_undo_and_new_settings_survive_another_process_keeping_the_engines_line(
+    tmp_path: Path,
+) -> None:
+    """An undo or a settings change right after the engine's move, while a search host
+    stores its line or options: applied to the newer version, as a move is, not refused
+    with "the game changed at the same moment"."""
+    answer, stored = move_with_a_save_in_between(
+        tmp_path / "undo", _line_stored, protocol.UNDO, {}, moves="51"
+    )
+    assert answer == {"ok": True}, answer
+    assert stored.moves == ""  # the player's 5 and the engine's 1 taken back
+    answer, stored = move_with_a_save_in_between(
+        tmp_path / "settings", _line_stored, protocol.SETTINGS,
+        {"settings": {"level": "medium"}}, moves="51",
+    )  # fmt: skip
+    assert answer == {"ok": True}, answer
+    assert stored.settings["level"] == "medium" and stored.moves == "51"
+
+
+def test_an_undo_racing_a_move_from_another_process_is_still_refused(tmp_path: Path) -> None:
+    def another_move(record: GameRecord) -> None:  # the same seat, through the other server
+        record.moves += "9"
+
+    answer, stored = move_with_a_save_in_between(tmp_path, another_move, protocol.UNDO, {},
+                                                 moves="51")  # fmt: skip
+    assert answer["code"] == protocol.CONFLICT, answer
+    assert stored.moves.startswith("519")

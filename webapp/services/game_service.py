@@ -264,7 +264,12 @@ class GameService:
             status, winner = self._after(record, move)
             if status == "playing" and not self.searches.has_room(record):
                 raise self._busy()
-            record = self._save_move(record, move, status, winner, out)
+
+            def play(game: GameRecord) -> tuple[str, int | None]:
+                game.moves += move
+                return status, winner
+
+            record = self._save_change(record, play, out)
             self.searches.changed(record, out)
             return record
 
@@ -286,12 +291,16 @@ class GameService:
             keep = max((i for i in range(len(record.moves)) if i % 2 == human), default=None)
             if keep is None:
                 raise GameError(protocol.NOTHING_TO_UNDO, "You have no move to take back.")
-            record.moves = record.moves[:keep]
-            record.preset = min(record.preset, keep)
-            # The engine's move now last on the board keeps its analysis (kept behind the
-            # undone one's), so the panel, a reload and another tab still show it.
-            record.last_engine_move = undone_engine_move(record.last_engine_move, record.moves)
-            self._save(record, *replayed(record.game, record.moves), out)
+
+            def take_back(game: GameRecord) -> tuple[str, int | None]:
+                game.moves = game.moves[:keep]
+                game.preset = min(game.preset, keep)
+                # The engine's move now last on the board keeps its analysis (kept behind
+                # the undone one's), so the panel, a reload and another tab still show it.
+                game.last_engine_move = undone_engine_move(game.last_engine_move, game.moves)
+                return replayed(game.game, game.moves)
+
+            record = self._save_change(record, take_back, out)
             self.searches.changed(record, out, restart=True)
             return record
 
@@ -308,8 +317,12 @@ class GameService:
             search_changed = any(
                 settings[key] != record.settings[key] for key in MID_GAME_KEYS - {"show_analysis"}
             )
-            record.settings = settings
-            self._save(record, record.status, record.winner, out)
+
+            def apply(game: GameRecord) -> tuple[str, int | None]:
+                game.settings = settings
+                return game.status, game.winner
+
+            record = self._save_change(record, apply, out)
             self.searches.changed(
                 record, out, restart=search_changed, follow=not search_changed, again=search_changed
             )
@@ -455,31 +468,32 @@ class GameService:
                     self.searches.publish(current, out)
             raise
 
-    def _save_move(
-        self, record: GameRecord, move: str, status: str, winner: int | None, out: Outbox
+    def _save_change(
+        self,
+        record: GameRecord,
+        change: Callable[[GameRecord], tuple[str, int | None]],
+        out: Outbox,
     ) -> GameRecord:
-        """Commit ``move`` after ``record``'s moves; the saved record.
+        """Commit ``change`` (it edits the game it is given and says its status and winner)
+        made to ``record``; the saved record.
 
         Another process may have saved the game in between without moving (a search
-        host storing the engine's options): if its moves are still the ones the move
-        was checked against (and its settings, which say whose turn it is), the move
-        is applied to that version, once. A lost race against another move stays a
-        conflict.
+        host storing the engine's options or its line): if its moves, settings and
+        status are still the ones the change was checked against, the change is made
+        again to that version, once. A lost race against a move, an undo or new settings
+        stays a conflict.
         """
-        before = record.moves
-        record.moves += move
+        seen = (record.moves, record.settings, record.status)
         try:
-            self._save(record, status, winner, Outbox())  # its news of a conflict: not yet
+            self._save(record, *change(record), Outbox())  # its news of a conflict: not yet
             return record
         except VersionConflict:
             current = self.store.get(record.id)
-            seen = (before, record.settings, "playing")
             if current is None or (current.moves, current.settings, current.status) != seen:
                 if current is not None:
                     self.searches.publish(current, out)
                 raise
-        current.moves += move
-        self._save(current, status, winner, out)
+        self._save(current, *change(current), out)
         return current
 
     @staticmethod
