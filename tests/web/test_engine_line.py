@@ -88,16 +88,15 @@ def line_asked(games: GameService, pool: ManualPool) -> tuple[str, str, SearchJo
     return record.id, move, line
 
 
-def test_only_an_exact_solve_leaves_its_line_for_later() -> None:
-    games = GameService(open_store(":memory:"), ManualPool(), lambda *_: None, seed=0)  # type: ignore[arg-type]
-    try:
-        for level, line in [("perfect", False), ("hard", True), ("easy", True)]:
-            record = games.create("connect4", {"level": level}, owner="me")
-            assert engine_job(record, 0).limits.line is line
-        perfect = games.create("connect4", {"level": "perfect", "algorithm": "minimax"}, owner="me")
-        assert engine_job(perfect, 0).limits.line  # minimax: a capped depth, its own line
-    finally:
-        games.close()
+def test_only_an_exact_solve_leaves_its_line_for_later(
+    service: tuple[GameService, ManualPool, Sent],
+) -> None:
+    games, _, _ = service
+    for level, line in [("perfect", False), ("hard", True), ("easy", True)]:
+        record = games.create("connect4", {"level": level}, owner="me")
+        assert engine_job(record, 0).limits.line is line
+    perfect = games.create("connect4", {"level": "perfect", "algorithm": "minimax"}, owner="me")
+    assert engine_job(perfect, 0).limits.line  # minimax: a capped depth, its own line
 
 
 def test_the_move_goes_out_alone_and_its_proved_line_follows_with_the_state(
@@ -231,21 +230,20 @@ def test_a_move_that_ends_the_game_asks_no_line(
     assert of(pool, LINE) == []
 
 
-def test_an_engine_search_stopped_before_its_solve_asks_no_line() -> None:
+def test_an_engine_search_stopped_before_its_solve_asks_no_line(
+    service: tuple[GameService, ManualPool, Sent],
+) -> None:
     """Its move came from the heuristic pass, with that pass's own line (not proved)."""
-    games = GameService(open_store(":memory:"), ManualPool(), lambda *_: None, seed=0)  # type: ignore[arg-type]
-    try:
-        record = games.create("connect4", {"level": "perfect"}, OPENING + PLAYED, owner="me")
-        job = engine_job(record, 0)
-        options = {"move_scores": False, "seed": 0, "progress": lambda _: None, "cancel": Never()}
-        stopped = cut_short(job.game, job.moves, job.algorithm, job.limits, **options)
-        assert not stopped["exact"]
-        assert not wants_line(job, stopped, record)
-        solved = run_search(job.game, job.moves, job.algorithm, job.limits, **options)
-        assert solved["exact"] and solved["pv"] == solved["best_move"]
-        assert wants_line(job, solved, record)
-    finally:
-        games.close()
+    games, _, _ = service
+    record = games.create("connect4", {"level": "perfect"}, OPENING + PLAYED, owner="me")
+    job = engine_job(record, 0)
+    options = {"move_scores": False, "seed": 0, "progress": lambda _: None, "cancel": Never()}
+    stopped = cut_short(job.game, job.moves, job.algorithm, job.limits, **options)
+    assert not stopped["exact"]
+    assert not wants_line(job, stopped, record)
+    solved = run_search(job.game, job.moves, job.algorithm, job.limits, **options)
+    assert solved["exact"] and solved["pv"] == solved["best_move"]
+    assert wants_line(job, solved, record)
 
 
 Start = Callable[..., tuple[dict[str, Any], Listener]]

@@ -117,7 +117,7 @@ def test_one_seat_moving_through_two_servers_at_once_applies_one_move(tmp_path: 
 Between = Callable[[GameRecord], None]
 
 
-def move_with_a_save_in_between(
+def act_with_a_save_in_between(
     tmp_path: Path,
     between: Between,
     event: str = protocol.MOVE,
@@ -167,7 +167,7 @@ def test_a_move_survives_another_process_saving_the_game_without_moving(tmp_path
     def nothing_moved(record: GameRecord) -> None:
         versions.append(record.version)
 
-    answer, stored = move_with_a_save_in_between(tmp_path, nothing_moved)
+    answer, stored = act_with_a_save_in_between(tmp_path, nothing_moved)
     assert answer == {"ok": True}
     assert stored.moves.startswith("5")
     assert stored.version > versions[0]
@@ -179,7 +179,7 @@ def test_a_move_racing_another_move_from_another_process_is_still_refused(
     def another_move(record: GameRecord) -> None:  # the same seat, through the other server
         record.moves += "1"
 
-    answer, stored = move_with_a_save_in_between(tmp_path, another_move)
+    answer, stored = act_with_a_save_in_between(tmp_path, another_move)
     assert answer["code"] == protocol.CONFLICT, answer
     assert stored.moves.startswith("1") and "5" not in stored.moves[:1]
 
@@ -190,7 +190,7 @@ def test_a_move_racing_a_side_swap_from_another_process_is_refused(tmp_path: Pat
     def swap(record: GameRecord) -> None:
         record.settings = {**record.settings, "engine_plays": "first"}
 
-    answer, stored = move_with_a_save_in_between(tmp_path, swap)
+    answer, stored = act_with_a_save_in_between(tmp_path, swap)
     assert answer["code"] == protocol.CONFLICT, answer
     assert stored.moves == ""
 
@@ -206,12 +206,12 @@ def test_an_undo_and_new_settings_survive_another_process_keeping_the_engines_li
     """An undo or a settings change right after the engine's move, while a search host
     stores its line or options: applied to the newer version, as a move is, not refused
     with "the game changed at the same moment"."""
-    answer, stored = move_with_a_save_in_between(
+    answer, stored = act_with_a_save_in_between(
         tmp_path / "undo", _line_stored, protocol.UNDO, {}, moves="51"
     )
     assert answer == {"ok": True}, answer
     assert stored.moves == ""  # the player's 5 and the engine's 1 taken back
-    answer, stored = move_with_a_save_in_between(
+    answer, stored = act_with_a_save_in_between(
         tmp_path / "settings", _line_stored, protocol.SETTINGS,
         {"settings": {"level": "medium"}}, moves="51",
     )  # fmt: skip
@@ -223,7 +223,7 @@ def test_an_undo_racing_a_move_from_another_process_is_still_refused(tmp_path: P
     def another_move(record: GameRecord) -> None:  # the same seat, through the other server
         record.moves += "9"
 
-    answer, stored = move_with_a_save_in_between(tmp_path, another_move, protocol.UNDO, {},
+    answer, stored = act_with_a_save_in_between(tmp_path, another_move, protocol.UNDO, {},
                                                  moves="51")  # fmt: skip
     assert answer["code"] == protocol.CONFLICT, answer
     assert stored.moves.startswith("519")
