@@ -217,6 +217,24 @@ def test_an_undo_drops_the_line_under_way(
     assert stored is not None and stored.moves == OPENING
 
 
+@pytest.mark.parametrize("changes", [{"level": "hard"}, {"algorithm": "minimax"}])
+def test_new_settings_keep_the_line_under_way(
+    service: tuple[GameService, ManualPool, Sent], changes: dict[str, str]
+) -> None:
+    """The line is the position's, proved to the end: a new level or algorithm changes the
+    engine's next move, not the truth of the one it played."""
+    games, pool, _ = service
+    game_id, move, line = line_asked(games, pool)
+    games.change_settings(game_id, changes, "me")
+    assert games.searches.lines.sizes() == 1
+    pool.finish(line)
+    wait_until(lambda: games.searches.lines.sizes() == 0)
+    stored = games.store.get(game_id)
+    assert stored is not None and stored.last_engine_move is not None
+    assert stored.last_engine_move["pv"].startswith(move) and len(stored.last_engine_move["pv"]) > 1
+    assert stored.settings[next(iter(changes))] == next(iter(changes.values()))
+
+
 def test_a_move_that_ends_the_game_asks_no_line(
     service: tuple[GameService, ManualPool, Sent],
 ) -> None:

@@ -199,7 +199,8 @@ class Searches:
 
         1. The engine's search under way: ``restart``, it is moot (an undo, new search
            settings); ``follow``, it still holds and is tied to the new version (settings
-           it does not care about).
+           it does not care about). The line after the engine's last move is another
+           search: it holds while the position does, whatever the settings.
         2. The engine's reply, if it is to move (first: it may take the pondered reply).
         3. The scores of the position for the side to move, then pondering
            (``live_scores``); ``again``: afresh, the position unchanged (a new level).
@@ -208,7 +209,7 @@ class Searches:
         The caller holds the game's lock.
         """
         if restart:
-            self.stop_engine(record.id)
+            self.stop_engine(record.id, line=False)  # the position's change drops it, below
         elif follow:
             self.follow(record)
         started = self.try_start_engine(record)
@@ -263,8 +264,9 @@ class Searches:
             self._retry_later(record.id, task)
             return True
 
-    def stop_engine(self, game_id: str) -> None:
-        """Cancel the game's engine search (or its waiting retry), its scores and pondering."""
+    def stop_engine(self, game_id: str, line: bool = True) -> None:
+        """Cancel the game's engine search (or its waiting retry), its scores and pondering;
+        and, with ``line``, the search of the line after the engine's last move."""
         with self._guard:
             task = self._engine.pop(game_id, None)
         if task is not None:
@@ -273,7 +275,8 @@ class Searches:
             if task.job is not None:
                 self.pool.cancel(task.job.id)
         self.live.stop(game_id)
-        self.lines.stop(game_id)
+        if line:
+            self.lines.stop(game_id)
 
     def _adopt(self, game_id: str, task: EngineTask, pondering: Any) -> None:
         """The engine's reply was pondered: its search (or its result) is the engine's now.
