@@ -129,6 +129,25 @@ def test_the_move_goes_out_alone_and_its_proved_line_follows_with_the_state(
     assert games.searches.lines.sizes() == 0
 
 
+def test_a_line_from_the_opening_book_runs_to_the_end_of_the_game(
+    service: tuple[GameService, ManualPool, Sent],
+) -> None:
+    """The book answers "44444333" at once, but its line runs on past the book where
+    every move is a solve: the book's answer cuts it short (4 plies here, "3367" after the
+    engine's "3"), the line's search does not (its own node cap aside)."""
+    games, pool, _ = service
+    record = games.create("connect4", {"level": "perfect"}, "4444433", owner="me")
+    move = engine_replied(games, pool, record.id, "4444433")  # the engine moves first here
+    (line,) = of(pool, LINE)
+    pool.finish(line)
+    wait_until(lambda: games.searches.lines.sizes() == 0)
+    stored = games.store.get(record.id)
+    assert stored is not None and stored.last_engine_move is not None
+    full = stored.last_engine_move["pv"]
+    assert full.startswith(move) and new_game("connect4", "4444433" + full).is_terminal()
+    proved("4444433", full)  # every move of it a best one, to the end of the game
+
+
 def test_a_line_that_comes_after_the_player_moved_is_not_kept(
     service: tuple[GameService, ManualPool, Sent],
 ) -> None:

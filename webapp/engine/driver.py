@@ -184,14 +184,16 @@ class ExactSolver(Protocol):
     fallback_depth: int
 
     def solve_root(
-        self, pick: int, line: bool = True
+        self, pick: int, line: bool = True, whole: bool = False
     ) -> tuple[int, list[Move], list[Move], dict[str, Any]]:
         """``(exact score, optimal moves, a line starting with the chosen one, extra)``.
 
         ``pick`` (random) chooses the move among the optimal ones, each as
         likely. The optimal moves are all of them when the answer is known at
         once (``answers_at_once``), else at least the chosen one. Without
-        ``line`` the line is the chosen move alone. Raises Stop.
+        ``line`` the line is the chosen move alone. ``whole``: the line is what
+        is wanted, walked within the search's limits only (a solver may otherwise
+        cut it short to answer at once). Raises Stop.
         """
         ...
 
@@ -374,7 +376,7 @@ class _Run:
         with budget.in_phase(SOLVING):
             try:
                 score, optimal, line, extra = solver.solve_root(
-                    self.rng.getrandbits(31), self.limits.line
+                    self.rng.getrandbits(31), self.limits.line, self.limits.whole_line
                 )
             except Stop:
                 assert fallback is not None  # only a stoppable search can be stopped

@@ -3,12 +3,13 @@
 An exact search may answer with a line of one move: the opening book and the
 12-stone database give a position's value and its optimal moves but no line,
 and a pass that only shows scores walks none (``Limits.line``). A position's
-analysis still wants the line ("Best line"), so ``walk_line`` extends it, one
-exact solve per ply: each move played is one the solver says keeps the value
-(with the book and the database such solves are quick). The walk stops at the
-end of the game, after ``MAX_PLIES`` plies, when a step's budget
-(``STEP_NODES``) or the search's own limits stop it, or at a step that is not
-exact: a shorter line, never a wrong one.
+analysis still wants the line ("Best line"), so ``walk_line`` extends it: an exact
+search of the position at the line's end, its own line walked by the solver
+(``Limits.whole_line``: each move of it proved to keep the value, the positions on
+the way sharing one transposition table), appended, and again from the new end if
+that search's budget (``STEP_NODES``) cut it short. The walk stops at the end of
+the game, after ``MAX_PLIES`` plies, when the search's own limits stop it, or at a
+step that is not exact: a shorter line, never a wrong one.
 """
 
 from __future__ import annotations
@@ -25,9 +26,10 @@ Solve = Callable[[Game, Limits], SearchResult]
 
 #: No game here is longer (Connect Four's 42 cells).
 MAX_PLIES = 42
-#: One step's solve: about a tenth of a second of the kernel; a step it does not finish
-#: ends the line there.
-STEP_NODES = 1_000_000
+#: One step's search, its solve and its line: about a second of the kernel at most
+#: (most lines need one step, in tens of milliseconds). A step that does not solve its
+#: position ends the line there.
+STEP_NODES = 8_000_000
 
 
 def walk_line(
@@ -49,11 +51,11 @@ def walk_line(
         left = None if limits.time is None else limits.time - budget.elapsed_ms() / 1000.0
         if left is not None and left <= 0:
             break
-        step = solve(position, Limits(time=left, nodes=STEP_NODES, line=False))
+        step = solve(position, Limits(time=left, nodes=STEP_NODES, whole_line=True))
         nodes += step.nodes
-        if not step.exact or step.stopped or step.score != value or not step.best_move:
+        if not step.exact or step.score != value or not step.pv:
             break
-        line += step.best_move
-        play_moves(position, step.best_move)
-        value = -value
+        line += step.pv  # proved move by move; cut short where the step's budget ran out
+        play_moves(position, step.pv)
+        value = value if len(step.pv) % 2 == 0 else -value
     return replace(result, pv=line, nodes=nodes, time_ms=budget.elapsed_ms())

@@ -136,9 +136,10 @@ class Limits:
     shows scores sets it False: an exact solve then walks no line past its
     first move, and with move scores solves each move on its own, without the
     position's own solve (``webapp.engine.driver``, "Exact solving").
-    ``whole_line``: an exact answer's line is walked on to the end of the game, one
-    exact solve per ply, within the limits (``webapp.engine.line``): what a position's
-    analysis shows as its best line.
+    ``whole_line``: an exact answer's line is walked on to the end of the game within
+    the limits: what a position's analysis shows as its best line. With ``line``, the
+    solver's own line is not cut short to answer at once (an opening book's answer);
+    without, the chosen move's line is walked on afterwards (``webapp.engine.line``).
     ``deepen``: plain minimax deepens 1, 2, ... even where it would search its depth in
     one pass (a depth that reaches the end of the game): a time the user chose may stop
     that pass, and the deepest depth completed is then kept rather than none.

@@ -103,7 +103,7 @@ def search(
     else:
         python = PythonEngine(game.copy(), budget, table, limits.extend)
         result = drive(python, algorithm, limits, budget, rng, move_scores, progress, root)
-    if limits.whole_line and result.exact:
+    if limits.whole_line and not limits.line and result.exact:  # with a line: walked already
         result = walk_line(
             game,
             result,

@@ -86,7 +86,8 @@ class EngineLines:
             record.game,
             record.moves,
             "alphabeta",
-            replace(analysis_limits(record.game), nodes=LINE_NODES),  # exact, with its line
+            # Exact, with its whole line: not cut short past the opening book.
+            replace(analysis_limits(record.game), nodes=LINE_NODES, whole_line=True),
             seed=self.seed,
             tag=(LINE, record.id, None),
             move_scores=False,

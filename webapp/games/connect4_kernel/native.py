@@ -9,8 +9,9 @@ the tie-break and the exactness; the kernel only searches:
 * ``principal_variation``: a line that keeps a value, cut short on a stop;
 * ``solve_root`` / ``child_score`` (the ``ExactSolver``): exact solving with
   the opening book. A book answer is instant, but its line runs on past the
-  book, where each move costs a solve: the line, and each non-optimal
-  column's score, get a node budget of their own and may end early there.
+  book, where each move costs a solve: the line (unless it is what is wanted,
+  ``whole``), and each non-optimal column's score, get a node budget of their
+  own and may end early there.
 
 Limits: the kernel counts nodes and checks the node limit and a stop flag
 every ``control.CHECK_EVERY`` nodes; a watcher thread raises the flag when the
@@ -327,13 +328,15 @@ class KernelEngine:
 
     # -- the exact solver -------------------------------------------------------------
     def solve_root(
-        self, pick: int, line: bool = True
+        self, pick: int, line: bool = True, whole: bool = False
     ) -> tuple[int, list[int], list[int], dict[str, Any]]:
         s = self.state
         self._enter()
         if not line:
             return self._solve_move(pick)
-        with self.node_budget(BOOK_LINE_NODES if self.in_book() else None):
+        # A book's answer is instant; its line past the book is not, and waits for no
+        # one unless the line is what is wanted (``whole``: within the search's limits).
+        with self.node_budget(BOOK_LINE_NODES if self.in_book() and not whole else None):
             score, columns, length, from_book = solver.solve_root(
                 self.current, self.mask, self.moves, pick, s.line, s.table, s.ctl, s.book,
                 s.scratch,
