@@ -79,6 +79,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     try:
         args.settings = settings_of(args.set)
+        check_cpu(args.settings)
     except ValueError as err:
         parser.error(str(err))
     if args.command == "prune":
@@ -103,6 +104,15 @@ def settings_of(pairs: list[str]) -> dict[str, object]:
         except ValueError:
             settings[key] = text
     return settings
+
+
+def check_cpu(settings: dict[str, object]) -> None:
+    """ValueError if ``WEB_CPU`` names no CPU this process may use (said here, in one line,
+    not as gunicorn's "Worker failed to boot")."""
+    from webapp.search_pool import affinity
+    from webapp.web.config import DEFAULTS
+
+    affinity.check(settings.get("WEB_CPU", DEFAULTS["WEB_CPU"]))
 
 
 def prune_command(args: argparse.Namespace) -> int:

@@ -16,9 +16,10 @@ import requests
 import socketio
 
 from tests.web.helpers import WAIT
+from tests.web.test_affinity import allowed_lists
 from tests.web.test_end_to_end import Server as Started
 from webapp.__main__ import main, parse_args
-from webapp.bench.processes import descendants
+from webapp.bench.processes import descendants, server_processes
 from webapp.store import SQLiteStore
 from webapp.web import server as server_module
 from webapp.web.server import THREADS, Server, SocketWorker, fewer_arenas, log_thread_exception
@@ -69,6 +70,11 @@ def test_the_main_command_serves_websockets_in_production_and_stops_cleanly(
         client.connect(server.url, transports=["websocket"], wait_timeout=WAIT)
         assert client.transport() == "websocket"
         assert len(descendants(server.process.pid)) >= 2  # gunicorn's worker, a search process
+        web, (search,) = server_processes(server.process.pid)
+        cpus = os.sched_getaffinity(0)
+        if len(cpus) > 1:  # WEB_CPU "auto": the worker's threads on one, its search on all
+            assert len(allowed_lists(web)) == 1 and allowed_lists(web) != allowed_lists(search)
+        assert allowed_lists(search) == allowed_lists(os.getpid())
         # gunicorn's own error pages (a request it cannot read) carry the security headers.
         too_long = requests.get(f"{server.url}/?{'a' * 5000}", timeout=WAIT)
         garbled = raw_request(server.url, b"NOT AN HTTP REQUEST\r\n\r\n")

@@ -19,6 +19,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.context import SpawnProcess
 from typing import Any
 
+from webapp.search_pool import affinity
 from webapp.search_pool.cancel import SharedInt
 from webapp.search_pool.jobs import SearchJob
 from webapp.search_pool.process import STREAM_AFTER, worker_main
@@ -112,6 +113,9 @@ class Slot:
             raise
         finally:
             worker_end.close()  # the worker has its own copy; ours would hide its death
+        # At once, while the new process imports (one thread as yet): not on the one CPU
+        # the web process keeps to.
+        affinity.widen(process.pid, affinity.worker_cpus())
         self.process, self.conn, self.state, self.run = process, server_end, State.STARTING, None
         self.ahead.clear()
         self.outbox.clear()

@@ -25,6 +25,10 @@ DEFAULTS: dict[str, Any] = {
     # (`python -m webapp.search_host`) take jobs from. None = one process, searches in it.
     "REDIS_URL": None,
     "SEARCH_WORKERS": 2,  # search processes = searches at once
+    # The CPU the web process keeps to (its threads share one interpreter lock): "auto"
+    # one of those it may use (none if only one), an integer that CPU, None none.
+    # Its search processes run on all of them (search_pool/affinity.py).
+    "WEB_CPU": "auto",
     "SEARCH_QUEUE_LIMIT": 2000,  # engine moves that may wait in all (a bound sized from memory)
     # Analyses (HTTP, spectators', traces) that may wait in all: a bound of their own, so
     # waiting analyses never make a move or a new game busy.

@@ -29,7 +29,9 @@ from flask import Flask
 from gunicorn.app.base import BaseApplication
 from gunicorn.workers.gthread import ThreadWorker
 
+from webapp.search_pool import affinity
 from webapp.web.app import close_app, create_app
+from webapp.web.config import DEFAULTS
 from webapp.web.extensions import socketio
 from webapp.web.headers import BARE
 from webapp.web.thread_pool import ElasticThreadPool
@@ -199,5 +201,10 @@ class Server(BaseApplication):  # type: ignore[misc]
 
     def load(self) -> Flask:
         fewer_arenas()  # in the worker, before its threads
+        # Before its threads too (they take their CPU from this one); the search
+        # processes it starts widen back to every CPU it had.
+        cpu = affinity.keep_to_one_cpu(self.app_config.get("WEB_CPU", DEFAULTS["WEB_CPU"]))
+        if cpu is not None:
+            log.info("the web process keeps to CPU %d (WEB_CPU)", cpu)
         threading.excepthook = log_thread_exception
         return create_app(self.app_config)
