@@ -125,8 +125,8 @@ export function createAnalysisPanel(root, { info, algorithms, levels, styles, on
     if (result && deepest && deepest.depth === result.depth && result.nodes > deepest.nodes) {
       const more = count(result.nodes - deepest.nodes);
       const why = result.stopped
-        ? `and what it searched past this depth before it stopped (${more} more)`
-        : `and a last look at its moves before playing (${more} more)`;
+        ? `and what it searched past this depth before it stopped (${more} more nodes)`
+        : `and one more look at its moves before choosing (${more} more nodes)`;
       const tr = el("tr", "is-total");
       cells(tr, [
         { text: "in all", className: "num" },
@@ -238,21 +238,6 @@ export function createAnalysisPanel(root, { info, algorithms, levels, styles, on
     parts.compareSummary.textContent = compareSummary(rows);
   }
 
-  function compareSummary(rows) {
-    const by = Object.fromEntries(rows.map((r) => [r.algorithm, r]));
-    const mm = by.minimax;
-    const ab = by.alphabeta;
-    if (!mm || !ab) return "";
-    const times = ratio(mm.nodes, ab.nodes);
-    const depthNote = mm.depth === ab.depth ? `both at depth ${ab.depth}` : `minimax capped at depth ${mm.depth}, alpha-beta depth ${ab.depth}`;
-    if (!times) return "";
-    if (mm.nodes < ab.nodes) {
-      // Never "0.9× the nodes": alpha-beta deepens pass by pass, a small tree's passes add up.
-      return `Alpha-beta searched more nodes than minimax here (${depthNote}): it searches depth by depth, and on so small a tree its shallower passes cost more than its cut-offs save.`;
-    }
-    return `Minimax searched ${times} the nodes of alpha-beta (${depthNote}).`;
-  }
-
   function setHidden(hidden) {
     parts.body.hidden = hidden;
     parts.off.hidden = !hidden;
@@ -260,6 +245,29 @@ export function createAnalysisPanel(root, { info, algorithms, levels, styles, on
   }
 
   return { renderThinking, renderDepths, renderResult, renderCompare, setHidden };
+}
+
+/**
+ * The sentence under "Analyse with …": how many more nodes minimax searched, and to which
+ * depths. @param {{algorithm: string, depth: number, exact: boolean, nodes: number}[]} rows
+ */
+export function compareSummary(rows) {
+  const by = Object.fromEntries(rows.map((r) => [r.algorithm, r]));
+  const mm = by.minimax;
+  const ab = by.alphabeta;
+  if (!mm || !ab) return "";
+  const times = ratio(mm.nodes, ab.nodes);
+  // An exact row searched as deep as it needed (minimax to the game's end, alpha-beta until
+  // its answer was proved): "capped" only for a depth that stopped short of the truth.
+  const mmNote = mm.exact ? `minimax to the end of the game, depth ${mm.depth}` : `minimax capped at depth ${mm.depth}`;
+  const abNote = ab.exact ? `alpha-beta proved it by depth ${ab.depth}` : `alpha-beta depth ${ab.depth}`;
+  const depthNote = mm.depth === ab.depth ? `both at depth ${ab.depth}` : `${mmNote}, ${abNote}`;
+  if (!times) return "";
+  if (mm.nodes < ab.nodes) {
+    // Never "0.9× the nodes": alpha-beta deepens pass by pass, a small tree's passes add up.
+    return `Alpha-beta searched more nodes than minimax here (${depthNote}): it searches depth by depth, and on so small a tree its shallower passes cost more than its cut-offs save.`;
+  }
+  return `Minimax searched ${times} the nodes of alpha-beta (${depthNote}).`;
 }
 
 /**

@@ -80,17 +80,19 @@ function valueWords(/** @type {CompareRow} */ row, /** @type {{game: string, ply
 
 /**
  * The table's rows (algorithm, nodes, best time, time per node, move); the depth, the
- * same for both, is in the sentence.
+ * same for both, is in the sentence. The move's value in the sentence's words when the
+ * position is known (`side`): "3 (win in 3 for X)", never the tree explorer's "+2".
  * @param {CompareRow[]} rows
  * @param {Record<string, string>} labels
+ * @param {{game: string, ply: number} | null} [side]
  */
-export function compareCells(rows, labels) {
+export function compareCells(rows, labels, side = null) {
   return rows.map((row) => [
     labels[row.algorithm] ?? row.algorithm,
     count(row.nodes),
     duration(row.time_ms),
     row.nodes > 0 ? `${((row.time_ms * 1000) / row.nodes).toFixed(2)} µs` : "–",
-    `${row.best_move} (${valueText(row.score)})`,
+    `${row.best_move} (${side ? valueWords(row, side) : valueText(row.score)})`,
   ]);
 }
 
@@ -133,7 +135,8 @@ function mount() {
       /** @type {CompareRow[]} */
       const rows = body.results;
       const tbody = /** @type {HTMLTableSectionElement} */ (table.tBodies[0]);
-      tbody.replaceChildren(...compareCells(rows, config.algorithms ?? {}).map((cells) => {
+      const side = { game: state.game, ply: moves.length };
+      tbody.replaceChildren(...compareCells(rows, config.algorithms ?? {}, side).map((cells) => {
         const tr = document.createElement("tr");
         cells.forEach((text, i) => {
           const cell = document.createElement(i === 0 ? "th" : "td");
@@ -149,7 +152,7 @@ function mount() {
       const noun = state.game === "connect4" ? "column" : "cell";
       const where = moves ? `after ${[...moves].join(" ")}` : "the empty board";
       const runs = Math.min(minimax.runs, alphabeta.runs);
-      said.textContent = `Before the engine’s last move (${where}). ${compareSentence(minimax, alphabeta, noun, { game: state.game, ply: moves.length })} ` +
+      said.textContent = `Before the engine’s last move (${where}). ${compareSentence(minimax, alphabeta, noun, side)} ` +
         `Times are the engine’s own clock in the search workers, ${runs > 1 ? `the best of ${runs} runs each` : "one run each"}, the two taking turns.`;
     } catch (error) {
       said.textContent = error instanceof Error ? error.message : String(error);

@@ -167,6 +167,12 @@ export function createFriendPanel(root, { gameId, act, say, names }) {
     // The game's own link (not the invite) watches: say where the seat is, or it reads
     // like a game that waits for nobody (a new user's try).
     $("no-invite").hidden = player || f.seated || Boolean(invite) || !playing;
+    // Both seats taken: a watcher is told so (an invite already used, too), or the page
+    // reads like a game that anyone might move in.
+    $("watching").hidden = player || !f.seated || !playing;
+    $("watching").textContent = invite
+      ? "This invite has been used: both seats are taken, and you are watching."
+      : "You are watching a game between two people: both seats are taken.";
     $("take-text").textContent = inviteText(state, [names(0), names(1)]); // not seated yet: the sides' names
 
     $("actions").hidden = !player || !f.seated;

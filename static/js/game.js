@@ -398,9 +398,10 @@ function render() {
   const where = ply === 0 ? "the starting position" : `the position after ${moveName(ply, info.players)}`;
   const step = ply === 0 ? "the start" : moveName(ply, info.players);
   const now = s.status === "playing" ? "live" : "final"; // a finished game has no live position
-  $("turn").textContent = reviewing ? `Reviewing ${step} (${now}: ${moveName(s.moves.length, info.players)})` : M.turnText(model, info);
+  // The live (or final) position named by the move that made it: "after move 3, X".
+  $("turn").textContent = reviewing ? `Reviewing ${step} (${now}: after ${moveName(s.moves.length, info.players)})` : M.turnText(model, info);
   $("spectator-note").textContent =
-    s.status === "playing" ? "You are watching this game live: only its players can move." : "This game is over: you are looking at it as it ended.";
+    s.status === "playing" ? "You are watching this game live: only its player can move." : "This game is over: you are looking at it as it ended.";
   document.title = `${M.turnText(model, info)} · ${info.label} · Lookahead`;
   document.body.dataset.status = s.status;
   document.body.dataset.fairPlay = String(fairPlay()); // friend.css hides the analysis and review

@@ -62,7 +62,7 @@ export function levelHint(base, level, algorithm, customDepth) {
  * with takes effect from its next move; showing or hiding the analysis, at once. */
 export function savedNote(partial) {
   const forEngine = Object.keys(partial).some((key) => key !== "show_analysis");
-  return forEngine ? "Settings saved: they apply from the engine's next move." : "Settings saved.";
+  return forEngine ? "Settings saved: they apply from the engine’s next move." : "Settings saved.";
 }
 
 export function bindSettings(root, { limits, onChange = (_partial) => {}, onInvalid = (_message) => {} }) {

@@ -29,7 +29,7 @@ def test_keys_play_after_a_settings_option_is_clicked(page: Page) -> None:
 
     # The arrows step through the moves; they no longer change the setting.
     page.keyboard.press("ArrowLeft")
-    reviewing = re.compile(r"^Reviewing move 1, \w+ \(live: move 1, \w+\)$")
+    reviewing = re.compile(r"^Reviewing move 1, \w+ \(live: after move 1, \w+\)$")
     expect(page.locator("#turn")).to_have_text(reviewing)
     assert checked(page, "algorithm") == "minimax"
     page.keyboard.press("End")
@@ -113,7 +113,7 @@ def test_the_depth_tables_count_adds_up_to_the_figures_above_it(page: Page) -> N
     expect(page.locator("#depths")).to_be_visible()
     total = page.locator("#depth-table tbody tr.is-total")
     expect(total).to_contain_text("in all")
-    expect(total).to_contain_text("a last look at its moves before playing")
+    expect(total).to_contain_text("and one more look at its moves before choosing")
     figures = page.locator("#stats .stat-nodes").get_attribute("data-nodes")
     assert figures is not None
     expect(total.locator("td[data-nodes]")).to_have_attribute("data-nodes", figures)

@@ -94,9 +94,19 @@ def test_two_friends_play_a_whole_game_review_it_and_rematch(
     take_the_seat(friend_page, link, invited_as=invited_as)
     expect(page.locator("#invite-url")).to_be_hidden()  # the seat is taken
     expect(no_invite).to_be_hidden()  # the seat is taken: nothing to ask for
+    watching = spectator_page.locator('[data-friend="watching"]')
+    expect(watching).to_have_text(
+        "You are watching a game between two people: both seats are taken."
+    )
+    expect(page.locator('[data-friend="watching"]')).to_be_hidden()  # a player's own page
+    expect(friend_page.locator('[data-friend="watching"]')).to_be_hidden()
     spectator_page.goto(link)  # the invite is a spectator's link now
     expect(spectator_page.get_by_role("button", name="Take the seat")).to_be_hidden()
     expect(no_invite).to_be_hidden()
+    # A third person with the invite, once used, was shown a bare board (a new user's try).
+    expect(watching).to_have_text(
+        "This invite has been used: both seats are taken, and you are watching."
+    )
     expect(spectator_page.locator("#turn")).to_contain_text("Red to move")
     # Who plays which side, as in a game against the engine ("X X" in tic-tac-toe, where
     # the token is the mark, when the name was the side's).

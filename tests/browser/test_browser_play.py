@@ -65,7 +65,7 @@ def test_tictactoe_keyboard_review_and_undo(page: Page) -> None:
     # Review: the arrow keys step back through the moves and End returns.
     page.locator("body").press("ArrowLeft")
     expect(page.locator("#review-banner")).to_be_visible()
-    expect(page.locator("#turn")).to_have_text("Reviewing move 1, X (live: move 1, O)")
+    expect(page.locator("#turn")).to_have_text("Reviewing move 1, X (live: after move 1, O)")
     expect(ui.board.locator(".mark:not(.ghost-mark)")).to_have_count(1)
     page.locator("body").press("1")  # no moves while reviewing
     expect(ui.notice).to_contain_text("earlier move")

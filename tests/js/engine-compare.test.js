@@ -50,4 +50,9 @@ test("a smaller search that took longer is never called faster", () => {
 test("the table's cells: nodes, best time of its runs, time per node, move", () => {
   const [cells] = compareCells([row("alphabeta", 2631, 0.49)], { alphabeta: "Alpha-beta" });
   assert.deepEqual(cells, ["Alpha-beta", "2,631", "0.49 ms", "0.19 µs", "4 (\u22120.003)"]);
+  // With the position: the sentence's words, not the tree explorer's "+2" (a new user's try).
+  const won = { ...row("minimax", 900, 0.2, "3"), score: 2, exact: true };
+  const [worded] = compareCells([won], { minimax: "Minimax" }, { game: "tictactoe", ply: 4 });
+  assert.equal(worded[4], "3 (win in 2 for X)");
+  assert.match(compareSentence(won, won, "cell", { game: "tictactoe", ply: 4 }), /both choose cell 3, win in 2 for X\./);
 });

@@ -11,7 +11,7 @@ test("the analysis shown or hidden: saved, at once", () => {
 });
 
 test("what the engine plays with: from its next move", () => {
-  const later = "Settings saved: they apply from the engine's next move.";
+  const later = "Settings saved: they apply from the engine’s next move.";
   assert.equal(savedNote({ level: "hard" }), later);
   assert.equal(savedNote({ algorithm: "minimax", show_analysis: true }), later);
 });

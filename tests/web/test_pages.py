@@ -86,8 +86,10 @@ def test_an_unknown_game_link_gets_a_friendly_404(client: FlaskClient) -> None:
 def test_an_unknown_page_gets_the_404_page(client: FlaskClient) -> None:
     response = client.get("/no/such/page")
     assert response.status_code == 404
-    assert "could not find that page" in response.get_data(as_text=True)
-    assert title_of(response.get_data(as_text=True)) == "Not found · Lookahead"
+    page = response.get_data(as_text=True)
+    assert "could not find that page" in page and "No such page" in page
+    assert title_of(page) == "Not found · Lookahead"
+    assert "Games live at their link" not in page  # not a game's link: no word of games
 
 
 def test_a_position_link_shows_the_position_and_creates_nothing(
@@ -192,7 +194,8 @@ def test_a_bad_link_says_it_is_not_valid_and_why(
     assert response.status_code == 400
     page = response.get_data(as_text=True)
     assert title_of(page) == "Link not valid · Lookahead"
-    assert "This link does not describe a position" in page
+    described = "a search tree" if link.startswith("/tree") else "a position"
+    assert f"This link does not describe {described}" in page
     assert reason in page
     assert "Not found" not in page and "Nothing to play here" not in page
 

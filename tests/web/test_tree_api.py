@@ -110,6 +110,12 @@ def test_the_page_shows_a_position_or_says_what_is_wrong(client: FlaskClient) ->
     assert page.status_code == 200 and b'id="tree-request"' in page.data
     bad = client.get("/tree?game=tictactoe&moves=55")
     assert bad.status_code == 400 and b"no search tree to show" in bad.data
+    # A right position with a depth past the server's: the link is what is wrong, not
+    # its position (the heading said "This link does not describe a position").
+    deep = client.get("/tree?game=tictactoe&moves=15&algorithm=alphabeta&depth=99")
+    text = deep.get_data(as_text=True)
+    assert deep.status_code == 400 and "This link does not describe a search tree" in text
+    assert "does not describe a position" not in text
 
 
 def lead_text(page: str) -> str:

@@ -35,6 +35,12 @@ ERROR_WORDS: dict[int, tuple[str, str, str]] = {
         "Wait a moment, then try again.",
     ),
 }
+#: A 404 for an address that is no page of the site (not a game's link gone).
+NO_PAGE_WORDS = (
+    "Not found",
+    "No such page",
+    "Check the address, or start a new game from the home page.",
+)
 #: A 5xx is the server's fault, not the link's.
 SERVER_WORDS = (
     "Server error",
@@ -104,7 +110,7 @@ def register_error_pages(app: Flask) -> None:
                 body["code"] = protocol.UNKNOWN_GAME
             return jsonify({"error": body}), status
         if status == 404:
-            return error_page("We could not find that page.", 404)
+            return error_page("We could not find that page.", 404, NO_PAGE_WORDS)
         return error_page(error.description or "That request did not work.", status)
 
     @app.errorhandler(500)

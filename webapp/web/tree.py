@@ -74,6 +74,15 @@ FINISHED_WORDS = (
 )
 
 
+#: The page's words for a link with no tree to show (its position, or its depth, order or
+#: algorithm: more than a position, so not the 400 page's "does not describe a position").
+NO_TREE_WORDS = (
+    "Link not valid",
+    "This link does not describe a search tree",
+    "Check that the whole link was copied, or open the tree from a game or the analysis board.",
+)
+
+
 @bp.get("/tree")
 def tree_page() -> Any:
     try:
@@ -81,7 +90,7 @@ def tree_page() -> Any:
     except GameError as error:
         if error.code == protocol.GAME_OVER:  # a position, but a finished one: said so
             return error_page(error.message, 409, FINISHED_WORDS)
-        return error_page(f"There is no search tree to show: {error.message}", 400)
+        return error_page(f"There is no search tree to show: {error.message}", 400, NO_TREE_WORDS)
     limits = {"default": DEFAULT_LIMIT, "max": MAX_LIMIT}
     return render_template(
         "tree.html",
