@@ -178,6 +178,12 @@ def test_analyses_and_next_games_have_their_own_limits(
         '2[5,{"game_id":"x"}]',  # an event whose name is not text
         "",  # an empty message (python-socketio decodes nothing: an event of None)
         b"",  # an empty binary message
+        # Names python-socketio keeps: its catch-all (arguments out of place: a traceback),
+        # its life-cycle handlers (a friend game's player marked gone while still there).
+        '2["*",{"game_id":"x"}]',
+        '2["disconnect"]',
+        '2["connect"]',
+        '2["connect_error",{}]',
     ],
     ids=[
         "deep-list",
@@ -191,6 +197,10 @@ def test_analyses_and_next_games_have_their_own_limits(
         "event-nameless",
         "empty",
         "empty-binary",
+        "catch-all",
+        "disconnect",
+        "connect",
+        "connect-error-event",
     ],
 )
 def test_an_unreadable_packet_gets_one_error_and_no_traceback(
@@ -231,6 +241,27 @@ def test_an_unreadable_event_that_asked_for_an_acknowledgement_gets_the_refusal_
     refusal = player.wait_for(protocol.ERROR)
     assert refusal["code"] == protocol.BAD_REQUEST
     assert player.client.acks is not None and player.client.acks["args"] == [refusal]
+
+
+@pytest.mark.parametrize("event", [protocol.JOIN, protocol.MOVE, protocol.UNDO])
+def test_a_game_id_no_store_can_look_up_is_no_game(
+    client: FlaskClient,
+    connect: Callable[[FlaskClient], Listener],
+    caplog: pytest.LogCaptureFixture,
+    event: str,
+) -> None:
+    """A lone surrogate is valid JSON but no text SQLite can take: it raised in the
+    store, with a traceback, for every event (a hostile client's try)."""
+    create(client)
+    player = connect(client)
+    player.clear()
+    with caplog.at_level(logging.DEBUG):
+        server = player.client.socketio.server
+        server._handle_eio_message(
+            player.client.eio_sid, f'2["{event}",{{"game_id":"\\ud800","move":"1"}}]'
+        )
+    assert player.wait_for(protocol.ERROR)["code"] == protocol.UNKNOWN_GAME
+    assert not [r for r in caplog.records if r.exc_info], "a traceback was logged"
 
 
 def test_an_unknown_event_gets_a_clear_error(

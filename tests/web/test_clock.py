@@ -66,6 +66,8 @@ def test_a_clock_survives_its_json() -> None:
     [
         None,
         {"initial": 0},
+        {"initial": 0.0004},  # under a millisecond: a clock run out before the first move
+        {"initial": 1e-300},
         {"initial": -1},
         {"initial": "60"},
         {"initial": True},

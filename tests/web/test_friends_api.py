@@ -141,6 +141,10 @@ def test_a_wrong_invite_or_an_engine_game_has_no_seat_to_take(app: Flask) -> Non
         403,
         protocol.BAD_INVITE,
     )
+    # A lone surrogate: valid JSON, no text to encode (it was a 500 with a traceback).
+    lone = guest.post(f"/api/games/{state['id']}/seat", data='{"invite":"\\ud800"}',
+                      content_type="application/json")  # fmt: skip
+    assert (lone.status_code, lone.get_json()["error"]["code"]) == (403, protocol.BAD_INVITE)
     engine = creator.post("/api/games", json={"game": "connect4"}).get_json()
     response = guest.post(f"/api/games/{engine['id']}/seat", json={"invite": "x"})
     assert response.get_json()["error"]["code"] == protocol.BAD_INVITE

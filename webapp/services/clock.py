@@ -57,6 +57,8 @@ class Clock:
                 raise ClockError(f"clock.{name} must be within 0..{most} seconds.")
         assert isinstance(initial, int | float) and isinstance(increment, int | float)
         start = round(initial * 1000)
+        if start <= 0:  # "0.0004" would be a clock already run out
+            raise ClockError("clock.initial must be at least a millisecond.")
         return cls(start, round(increment * 1000), (start, start))
 
     def left(self, side: int, at: int) -> int:

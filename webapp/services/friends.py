@@ -217,9 +217,15 @@ class Friends:
                 raise GameError(protocol.SEAT_TAKEN, "Someone took that seat: you can watch.")
             if record.status != "playing":  # called off before anyone came: a link shared
                 raise GameError(protocol.GAME_OVER, "This game is over: its seat is no one's now.")
-            if not isinstance(invite, str) or not secrets.compare_digest(
-                invite.encode(),
-                str(friend["invite"]).encode(),  # any text: bytes compare
+            # An invite is ASCII (``secrets.token_urlsafe``): other text is none, and a lone
+            # surrogate from JSON could not even be encoded to compare.
+            if (
+                not isinstance(invite, str)
+                or not invite.isascii()
+                or not secrets.compare_digest(
+                    invite.encode(),
+                    str(friend["invite"]).encode(),  # any text: bytes compare
+                )
             ):
                 raise GameError(protocol.BAD_INVITE, "That invite is not this game's.")
             friend["guest_hash"] = token_hash(token)

@@ -421,7 +421,9 @@ class GameService:
         (an action takes the game's lock on it, then reads the game once, under the lock)."""
         if not isinstance(game_id, str) or not game_id:
             raise GameError(protocol.BAD_REQUEST, "game_id must be a non-empty string.")
-        if len(game_id) > MAX_ID_LENGTH:
+        # Ids are ASCII: anything else names no game (and a lone surrogate, which JSON
+        # may carry, is no text the store can even look up).
+        if len(game_id) > MAX_ID_LENGTH or not game_id.isascii():
             raise GameError(protocol.UNKNOWN_GAME, "There is no game with that id.")
         return game_id
 

@@ -41,6 +41,7 @@ from webapp.web import (
     nodelay,
     origin,
     pages,
+    polling,
     sockets,  # noqa: F401  (importing it registers its handlers)
     tree,
     websocket,
@@ -118,6 +119,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     )
     websocket.install(socketio.server.eio)  # gunicorn's WebSockets: no reader or writer thread
     app.wsgi_app = websocket.upgrades_checked(app.wsgi_app)  # type: ignore[method-assign]
+    limit = int(app.config["MAX_CONTENT_LENGTH"])
+    app.wsgi_app = polling.polling_checked(app.wsgi_app, limit)  # type: ignore[method-assign]
     app.wsgi_app = nodelay.NoDelay(app.wsgi_app)  # type: ignore[method-assign]
     if app.config["TRUSTED_PROXIES"]:  # outermost: Socket.IO's requests see the real address too
         hops = int(app.config["TRUSTED_PROXIES"])

@@ -4,7 +4,8 @@ python-socketio decodes a packet before any handler runs. Malformed JSON
 raises ValueError, and JSON nested too deep (``[[[[...]]]]`` under the size
 limit) raises RecursionError from the json module; either escapes to
 Engine.IO, which logs a full traceback for every such message and drops it.
-``SafePacket`` turns an unreadable packet into a ``MALFORMED`` event instead,
+``SafePacket`` turns an unreadable packet (or an event by a name python-socketio
+keeps for itself, ``RESERVED``) into a ``MALFORMED`` event instead,
 which ``sockets.py`` answers with a ``bad_request`` error (counted against
 the sender's rate limits like any event), acknowledged as well when the event
 asked for an acknowledgement.
@@ -20,6 +21,10 @@ from socketio import packet
 MALFORMED = "malformed_packet"
 #: The packet types a client of ours sends.
 USED = (packet.CONNECT, packet.DISCONNECT, packet.EVENT, packet.ACK)
+#: Names python-socketio keeps for itself: an event sent by that name would reach its
+#: life-cycle handlers (``disconnect`` marked a player of a friend game gone while still
+#: there) or its catch-all with arguments out of place (a traceback, no answer).
+RESERVED = frozenset({"connect", "disconnect", "connect_error", "*"})
 
 
 class SafePacket(packet.Packet):  # type: ignore[misc]  # python-socketio has no type hints
@@ -55,7 +60,12 @@ class SafePacket(packet.Packet):  # type: ignore[misc]  # python-socketio has no
     def _well_formed(self) -> bool:
         if self.packet_type == packet.EVENT:
             data = self.data
-            return isinstance(data, list) and bool(data) and isinstance(data[0], str)
+            return (
+                isinstance(data, list)
+                and bool(data)
+                and isinstance(data[0], str)
+                and data[0] not in RESERVED
+            )
         if self.packet_type == packet.ACK:
             return isinstance(self.data, list)
         return True

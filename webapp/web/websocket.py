@@ -76,6 +76,9 @@ LINGER_SECONDS = 2.0
 #: The answer to an upgrade request that is no valid WebSocket handshake (written on the
 #: socket: Engine.IO takes whatever this transport returns for its own packets).
 _REFUSAL = b"Not a valid WebSocket handshake.\n"
+#: Seconds a closing long-polling session waits for its client to poll its last packets
+#: (a client still polling takes them at once).
+CLOSE_WAIT_SECONDS = 2.0
 REFUSED = (
     b"HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: text/plain\r\n"
     + "".join(f"{name}: {value}\r\n" for name, value in BARE.items()).encode("latin-1")
@@ -339,6 +342,19 @@ class SocketQueue(queue.Queue):  # type: ignore[type-arg]  # Engine.IO's packets
                 except queue.Empty:
                     return
                 self.task_done()
+
+    def join(self) -> None:
+        """Engine.IO's ``close(wait=True)``: wait for the client to take what is left,
+        ``CLOSE_WAIT_SECONDS`` at most, then drop it. A long-polling client that never
+        polls again held the closing thread for good (``polling``)."""
+        deadline = time.monotonic() + CLOSE_WAIT_SECONDS
+        with self.all_tasks_done:
+            while self.unfinished_tasks:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self.all_tasks_done.wait(left)
+        self.discard()
 
     def attach(self, connection: Connection) -> None:
         with self._switch:
