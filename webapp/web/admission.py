@@ -48,6 +48,8 @@ KINDS: dict[str, tuple[str, str]] = {
     # Counted per address only: a new identity (identity.py), a Socket.IO connection.
     "identity": ("", "RATE_LIMIT_IDENTITIES_PER_ADDRESS"),
     "connect": ("", "RATE_LIMIT_CONNECTS_PER_ADDRESS"),
+    # Engine.IO's handshake (connections.py): the same limit, a counter of its own.
+    "session": ("", "RATE_LIMIT_CONNECTS_PER_ADDRESS"),
 }
 
 EXTENSION = "lookahead_admission"

@@ -33,6 +33,7 @@ from webapp.web import (
     admission,
     api,
     body_limit,
+    connections,
     error_pages,
     friend_games,
     friend_sockets,  # noqa: F401  (importing it registers its handlers)
@@ -118,6 +119,14 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         client_manager=client_manager(redis_url),
     )
     websocket.install(socketio.server.eio)  # gunicorn's WebSockets: no reader or writer thread
+    app.extensions["lookahead_connections"] = connections.Connections(
+        socketio.server.eio,
+        lambda eio_sid: socketio.server.manager.sid_from_eio_sid(eio_sid, "/") is not None,
+        app.extensions[admission.EXTENSION],
+        app.config["CONNECTIONS_PER_ADDRESS"] or None,
+        websocket.PINGS,
+        float(app.config["SESSION_JOIN_SECONDS"]),
+    )
     app.wsgi_app = websocket.upgrades_checked(app.wsgi_app)  # type: ignore[method-assign]
     limit = int(app.config["MAX_CONTENT_LENGTH"])
     app.wsgi_app = polling.polling_checked(app.wsgi_app, limit)  # type: ignore[method-assign]

@@ -68,6 +68,10 @@ DEFAULTS: dict[str, Any] = {
     # and Socket.IO connections opened from it (each page opens one; reloads reopen it).
     "RATE_LIMIT_IDENTITIES_PER_ADDRESS": "60/minute",
     "RATE_LIMIT_CONNECTS_PER_ADDRESS": "600/minute",
+    # Socket.IO connections one address may hold open at once (None: no cap); each holds
+    # a server thread (connections.py).
+    "CONNECTIONS_PER_ADDRESS": 256,
+    "SESSION_JOIN_SECONDS": 10.0,  # a connection that joins no namespace by then is closed
     # -- Analyses, reviews, trees (api.py, tree.py)
     "ANALYSIS_SECONDS": protocol.MAX_TIME,  # search budget of one /api/analysis position
     "ANALYSIS_WAIT_SECONDS": 3.0,  # a request waits this long, then answers 202 (ask again)

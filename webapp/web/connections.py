@@ -1,0 +1,117 @@
+"""Engine.IO sessions per address: counted as they open, capped while open, and closed
+when they join nothing.
+
+Socket.IO's own ``connect`` (``sockets.on_connect``) is counted against
+``RATE_LIMIT_CONNECTS_PER_ADDRESS``, but it comes after Engine.IO's handshake: a client
+that opened WebSockets and never sent Socket.IO's CONNECT, only answering pings, was
+never counted and held a server thread each for as long as it liked (a hostile
+client's try: 2,000 of them from one address filled every thread of the worker in 12
+s, and nobody else could even start a game). Here, at Engine.IO's handshake:
+
+* a new session counts against the same limit per address (its own counter, kind
+  ``session``, so that a page's handshake and its CONNECT do not halve it);
+* at most ``CONNECTIONS_PER_ADDRESS`` sessions of one address are open at once;
+* a session that has joined no namespace ``JOIN_SECONDS`` after it opened is closed.
+
+A refused handshake is Engine.IO's 401 with the reason; the page's client retries later.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import Counter
+from typing import Any
+
+from webapp.search_pool.timers import Timers
+from webapp.services import GameError
+from webapp.web.admission import Admission
+
+log = logging.getLogger(__name__)
+
+#: Seconds a session may stay open without joining a namespace (a page joins at once).
+JOIN_SECONDS = 10.0
+#: Socket.IO's namespace our pages join.
+NAMESPACE = "/"
+
+
+class Connections:
+    """The guard, wrapped around an Engine.IO server's ``connect`` and ``disconnect``."""
+
+    def __init__(
+        self,
+        eio: Any,
+        joined: Any,
+        admission: Admission,
+        cap: int | None,
+        timers: Timers,
+        join_seconds: float = JOIN_SECONDS,
+    ) -> None:
+        """``joined(eio_sid)``: whether the session has joined our namespace;
+        ``cap``: sessions open at once per address (None: no cap)."""
+        self.eio, self.joined, self.admission, self.cap = eio, joined, admission, cap
+        self.timers, self.join_seconds = timers, join_seconds
+        self._lock = threading.Lock()
+        self._open: Counter[str] = Counter()  # address -> its sessions open
+        self._address: dict[str, str] = {}  # eio sid -> its address
+        self._on_connect = eio.handlers.get("connect")
+        self._on_disconnect = eio.handlers.get("disconnect")
+        eio.on("connect", self._connect)
+        eio.on("disconnect", self._disconnect)
+
+    def open_count(self, address: str) -> int:
+        with self._lock:
+            return self._open.get(address, 0)
+
+    def _connect(self, eio_sid: str, environ: dict[str, Any]) -> Any:
+        address = str(environ.get("REMOTE_ADDR") or "")
+        try:
+            self.admission.check("session", None, address or None)
+        except GameError as refused:
+            return refused.message  # Engine.IO: a 401 with the reason
+        with self._lock:
+            if self.cap is not None and self._open[address] >= self.cap:
+                return f"Too many connections from your network address (at most {self.cap})."
+            self._open[address] += 1
+            self._address[eio_sid] = address
+        accepted = True
+        try:
+            answer = self._on_connect(eio_sid, environ) if self._on_connect else None
+            accepted = answer is None or answer is True
+            return answer
+        except BaseException:
+            accepted = False
+            raise
+        finally:
+            if accepted:
+                self.timers.call_later(self.join_seconds, lambda: self._check_joined(eio_sid))
+            else:
+                self._forget(eio_sid)
+
+    def _disconnect(self, eio_sid: str, *reason: Any) -> Any:
+        try:
+            return self._on_disconnect(eio_sid, *reason) if self._on_disconnect else None
+        finally:
+            self._forget(eio_sid)
+
+    def _forget(self, eio_sid: str) -> None:
+        with self._lock:
+            address = self._address.pop(eio_sid, None)
+            if address is not None:
+                self._open[address] -= 1
+                if self._open[address] <= 0:
+                    del self._open[address]
+
+    def _check_joined(self, eio_sid: str) -> None:
+        """On the timer's thread: close the session if it is open and joined nothing."""
+        with self._lock:
+            still_open = eio_sid in self._address
+        if not still_open or self.joined(eio_sid):
+            return
+        log.info("session %s joined nothing in %.0f s: closed", eio_sid, self.join_seconds)
+        # Engine.IO's ``disconnect`` would wait for a long-polling client to take its
+        # last packet, on this (shared) timer thread: closed without waiting instead.
+        socket = self.eio.sockets.get(eio_sid)
+        if socket is not None:
+            socket.close(wait=False, reason=self.eio.reason.SERVER_DISCONNECT)
+            self.eio.sockets.pop(eio_sid, None)
