@@ -99,6 +99,17 @@ def test_a_trace_travels_as_a_trace_on_the_analysis_queue() -> None:
             job_of(payload | bad)  # a host replies with this error instead of running it
 
 
+def test_an_engine_move_carries_its_turn_to_the_host() -> None:
+    """The host's own pool takes turns by the mover's address, as the web process's does."""
+    move = SearchJob("connect4", "44", "alphabeta", Limits(depth=2), owner="seat",
+                     turn="addr:1.2.3.4")  # fmt: skip
+    payload = job_payload(move, "uid", "pool")
+    again = job_of(json.loads(json.dumps(payload)))
+    assert (again.owner, again.turn) == ("seat", "addr:1.2.3.4")
+    older = {key: value for key, value in payload.items() if key != "turn"}
+    assert job_of(older).turn == ""  # a message from before turns: the owner's
+
+
 def test_a_reply_reaches_on_result_and_one_for_a_cancelled_job_is_dropped(
     pool: QueuePool, client: redis.Redis
 ) -> None:

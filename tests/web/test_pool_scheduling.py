@@ -56,6 +56,26 @@ def test_an_owner_with_twenty_jobs_delays_another_owners_job_by_one() -> None:
     assert labels(scheduler)[:3] == ["greedy0", "polite", "greedy1"]
 
 
+def test_identities_of_one_address_share_one_turn() -> None:
+    """An engine move takes its mover's address's turn: thirty made-up identities from one
+    address held another address's Easy reply for 142 s behind their ten-second searches
+    (a hostile client's try); sharing one turn, they delay it by one search."""
+    scheduler = Scheduler(queue_limit=100, owner_limit=100, game_limit=100, scores_limit=100)
+    for number in range(30):
+        scheduler.add(job(f"flood{number}", owner=f"made-up{number}", turn="addr:6.6.6.6"))
+    scheduler.add(job("reply", owner="player", turn="addr:1.2.3.4"))
+    assert labels(scheduler)[:3] == ["flood0", "reply", "flood1"]
+    popped = [scheduler.pop(ENGINE) for _ in range(3)]
+    assert [each.moves for each in popped if each] == ["flood0", "reply", "flood1"]
+    assert scheduler.refusal(ENGINE, "made-up1", "") is None  # bounds stay per identity
+    # Without a turn of its own a job takes its owner's, as before.
+    alone = Scheduler(queue_limit=100, owner_limit=100, game_limit=100, scores_limit=100)
+    for number in range(3):
+        alone.add(job(f"flood{number}", owner=f"made-up{number}"))
+    alone.add(job("reply", owner="player"))
+    assert labels(alone) == ["flood0", "flood1", "flood2", "reply"]
+
+
 def test_a_requeued_job_goes_first_in_its_class() -> None:
     scheduler = Scheduler(queue_limit=100, owner_limit=100, game_limit=100, scores_limit=100)
     scheduler.add(job("a", priority=ANALYSIS, owner="one"))

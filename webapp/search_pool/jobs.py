@@ -45,7 +45,9 @@ class SearchJob:
 
     ``owner`` (an identity or an address) and ``game_id`` are for quotas and
     fairness only; an empty one is not counted against any per-owner or
-    per-game bound.
+    per-game bound. ``turn``: whose turn the job takes in its lane, when not its
+    owner's (an engine move's is its mover's address: made-up identities from one
+    address then share one turn).
 
     A ``TRACE`` job searches to ``limits.depth`` and records at most
     ``limits.nodes`` nodes, in ``ordering`` ("engine" or "natural"); its
@@ -64,6 +66,7 @@ class SearchJob:
     priority: Priority = Priority.ENGINE
     owner: str = ""
     game_id: str = ""
+    turn: str = ""  # empty: the owner's
     kind: str = SEARCH  # SEARCH or TRACE (see the module docstring)
     ordering: str = "engine"  # a trace's move ordering
     progress: bool = True  # its worker reports each depth (``on_progress``)

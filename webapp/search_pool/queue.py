@@ -214,6 +214,7 @@ def job_payload(
         "priority": int(job.priority),
         "owner": job.owner,
         "game_id": job.game_id,
+        "turn": job.turn,
     }
 
 
@@ -237,6 +238,7 @@ def job_of(payload: dict[str, Any], tag: Any = None) -> SearchJob:
         kind=kind,
         ordering=ordering,
         progress=bool(payload.get("progress", True)),  # a sender of before: reported
+        turn=str(payload.get("turn") or ""),  # a sender of before: the owner's turn
     )
 
 

@@ -28,8 +28,13 @@ from itertools import chain, zip_longest
 from webapp.search_pool.jobs import Priority, SearchJob
 
 
+def turn_of(job: SearchJob) -> str:
+    """Whose turn ``job`` takes: its ``turn`` if given, else its owner's."""
+    return job.turn or job.owner
+
+
 class Lane:
-    """One priority class: a queue per owner, served in turns."""
+    """One priority class: a queue per turn (an owner, or an address), served in turns."""
 
     def __init__(self) -> None:
         # Insertion order is the order of turns: the owner served last moves to the end.
@@ -45,14 +50,14 @@ class Lane:
         return chain.from_iterable((job for job in turn if job is not None) for turn in rounds)
 
     def push(self, job: SearchJob) -> None:
-        self._owners.setdefault(job.owner, deque()).append(job)
+        self._owners.setdefault(turn_of(job), deque()).append(job)
         self._size += 1
 
     def push_front(self, job: SearchJob) -> None:
         """Put ``job`` first in the lane (a preempted job keeps its turn)."""
-        jobs = self._owners.pop(job.owner, deque())
+        jobs = self._owners.pop(turn_of(job), deque())
         jobs.appendleft(job)
-        self._owners = {job.owner: jobs, **self._owners}
+        self._owners = {turn_of(job): jobs, **self._owners}
         self._size += 1
 
     def pop(self) -> SearchJob | None:
@@ -67,12 +72,12 @@ class Lane:
         return job
 
     def remove(self, job: SearchJob) -> bool:
-        jobs = self._owners.get(job.owner)
+        jobs = self._owners.get(turn_of(job))
         if jobs is None or job not in jobs:
             return False
         jobs.remove(job)
         if not jobs:
-            del self._owners[job.owner]
+            del self._owners[turn_of(job)]
         self._size -= 1
         return True
 

@@ -21,8 +21,9 @@ from webapp.store import GameRecord
 ENGINE = "engine"
 
 
-def engine_job(record: GameRecord, seed: int | None) -> SearchJob:
-    """The engine's search for its move in ``record``'s position, in the level's style."""
+def engine_job(record: GameRecord, seed: int | None, turn: str = "") -> SearchJob:
+    """The engine's search for its move in ``record``'s position, in the level's style;
+    ``turn``: whose turn it takes in the queue (the mover's address), else its player's."""
     algorithm = record.settings["algorithm"]
     limits = search_limits(record.settings, record.game, play=True)  # in the level's style
     if limits.depth is None and algorithm == "alphabeta":
@@ -38,4 +39,5 @@ def engine_job(record: GameRecord, seed: int | None) -> SearchJob:
         priority=Priority.ENGINE,
         owner=record.seat_hash,
         game_id=record.id,
+        turn=turn,
     )

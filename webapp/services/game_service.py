@@ -192,9 +192,16 @@ class GameService:
 
     # -- creating ---------------------------------------------------------------------
     def create(
-        self, game: object, settings: object = None, moves: object = "", *, owner: str
+        self,
+        game: object,
+        settings: object = None,
+        moves: object = "",
+        *,
+        owner: str,
+        turn: str = "",
     ) -> GameRecord:
-        """A new game whose human seat belongs to the holder of the token ``owner``."""
+        """A new game whose human seat belongs to the holder of the token ``owner``;
+        ``turn``: whose turn the engine's replies take in the queue (``note_turn``)."""
         start = preview(game, settings, moves)
         record = GameRecord(
             new_game_id(),
@@ -210,11 +217,17 @@ class GameService:
             if engine_to_move(record) and not self.searches.has_room(record):
                 raise self._busy()
             self.store.create(record)
+            self.searches.note_turn(record.id, turn)
             self.searches.changed(record, None)  # its state goes with the answer
         return record
 
     def another(
-        self, game_id: object, token: str | None, swap: bool, owner: str | None = None
+        self,
+        game_id: object,
+        token: str | None,
+        swap: bool,
+        owner: str | None = None,
+        turn: str = "",
     ) -> GameRecord:
         """New game (same settings) or rematch (``swap``: colours swapped) of a player's game.
 
@@ -231,16 +244,24 @@ class GameService:
         if swap:
             settings["engine_plays"] = "second" if settings["engine_plays"] == "first" else "first"
         assert token is not None  # _seated checked it
-        record = self.create(old.game, settings, owner=owner or token)
+        record = self.create(old.game, settings, owner=owner or token, turn=turn)
         with self.locks.hold(old.id):
             self.searches.stop_engine(old.id)  # its player has moved on
         return record
 
     # -- playing ------------------------------------------------------------------------
     def move(
-        self, game_id: object, move: object, token: str | None, ply: object = None
+        self,
+        game_id: object,
+        move: object,
+        token: str | None,
+        ply: object = None,
+        turn: str = "",
     ) -> GameRecord:
         """The human player's move; the engine starts thinking if it is then to move.
+
+        ``turn``: whose turn the engine's reply takes in the queue (the mover's address,
+        ``Searches.note_turn``); empty, the player's own.
 
         ``ply``: how many moves the sender saw played (optional). A move sent from an
         older position is refused: the second click of a double click, sent before the
@@ -270,6 +291,7 @@ class GameService:
                 return status, winner
 
             record = self._save_change(record, play, out)
+            self.searches.note_turn(record.id, turn)
             self.searches.changed(record, out)
             return record
 

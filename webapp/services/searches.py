@@ -70,6 +70,10 @@ RETRY_DELAYS = (2.0, 10.0, 30.0, 60.0)
 #: Games whose engine's last search's depths are kept for a page that opens (or reloads)
 #: the game after it (the least recently moved dropped first: about 2 KB a game at most).
 LAST_DEPTHS_GAMES = 1000
+#: Games whose last mover's turn (their address) is kept for the engine's reply
+#: (``note_turn``; the least recently moved dropped first, their replies then take their
+#: player's turn).
+TURNS_KEPT = 10_000
 
 
 @dataclass
@@ -112,6 +116,8 @@ class Searches:
         # Jobs are registered here before they are submitted (a quick search can
         # report before submit returns) and recognised by identity.
         self._engine: dict[str, EngineTask] = {}  # game id -> the engine's work
+        # game id -> whose turn its engine's reply takes in the queue (``note_turn``)
+        self._turns: OrderedDict[str, str] = OrderedDict()
         self._analyses: dict[str, SearchJob | None] = {}  # client sid -> its analysis job
         # An analysis under way and every client waiting for it: a second client asking the
         # same search joins it; it is cancelled when the last of them leaves.
@@ -229,6 +235,23 @@ class Searches:
             self.live.start(record, again)
 
     # -- the engine's moves (the caller holds the game's lock) ------------------------
+    def note_turn(self, game_id: str, turn: str) -> None:
+        """The game's engine replies take ``turn``'s turn in the queue (the address of the
+        player who moved): a flood of made-up identities from one address shares one turn,
+        and delays another address's reply by a search or two, not minutes."""
+        if not turn:
+            return
+        with self._guard:
+            self._turns[game_id] = turn
+            self._turns.move_to_end(game_id)
+            while len(self._turns) > TURNS_KEPT:
+                self._turns.popitem(last=False)
+
+    def _engine_job(self, record: GameRecord) -> SearchJob:
+        with self._guard:
+            turn = self._turns.get(record.id, "")
+        return engine_job(record, self.seed, turn)
+
     def start_engine(self, record: GameRecord) -> bool:
         """Start the engine's search if it is to move and idle; True if started.
 
@@ -236,7 +259,7 @@ class Searches:
         """
         if self._closing or not engine_to_move(record) or self.thinking(record.id):
             return False
-        job = engine_job(record, self.seed)
+        job = self._engine_job(record)
         pondering = self.live.take_ponder(record, job)
         task = EngineTask(record.version, record.moves, job if pondering is None else pondering.job)
         with self._guard:
@@ -471,7 +494,7 @@ class Searches:
         task.job = None
         log.error("engine search failed in %s (%d): %s", game_id, task.failures, why)
         if task.failures <= IMMEDIATE_RETRIES and record is not None:
-            task.job = engine_job(record, self.seed)
+            task.job = self._engine_job(record)
             try:
                 self._submit(task)
                 return
@@ -519,7 +542,7 @@ class Searches:
                 with self._guard:
                     self._engine.pop(game_id, None)
                 return
-            task.job, task.timer = engine_job(record, self.seed), None
+            task.job, task.timer = self._engine_job(record), None
             try:
                 self._submit(task)
             except PoolBusy:

@@ -22,6 +22,7 @@ from webapp.web import friend_games, waiters
 from webapp.web.admission import admit, ensure_identity
 from webapp.web.common import (
     RETRY_SECONDS,
+    address_turn,
     friend_game,
     game_error,
     json_body,
@@ -68,10 +69,9 @@ def asker() -> Asker:
 
 
 def turns() -> str:
-    """Whose turn an analysis takes in the pool's queue: its address's. Made-up identities
-    from one address then share one turn, so a flood from one address delays another
-    address's analysis by one search at most (the shares bound how many wait)."""
-    return f"addr:{request.remote_addr}"
+    """Whose turn an analysis takes in the pool's queue: its address's (``address_turn``;
+    the shares bound how many wait)."""
+    return address_turn()
 
 
 @bp.post("/games")
@@ -88,7 +88,7 @@ def create_game() -> Response:
             raise GameError(protocol.BAD_REQUEST, "A game between two people starts empty.")
         return friend_games.create(body, token)
     record = service().create(
-        body.get("game"), body.get("settings"), body.get("moves"), owner=token
+        body.get("game"), body.get("settings"), body.get("moves"), owner=token, turn=turns()
     )
     return created(record, token)
 

@@ -25,6 +25,13 @@ def service() -> GameService:
     return found
 
 
+def address_turn() -> str:
+    """Whose turn this request's searches take in the pool's queue: its address's. Made-up
+    identities from one address then share one turn, so a flood from one address delays
+    another address's search by one search or two at most."""
+    return f"addr:{request.remote_addr}"
+
+
 def next_game(game_id: object, swap: bool, owner: str | None) -> GameRecord:
     """The player's next game (``swap``: colours swapped), owned by the identity ``owner``.
 
@@ -36,7 +43,7 @@ def next_game(game_id: object, swap: bool, owner: str | None) -> GameRecord:
     token = token_for(game_id)
     if has_legacy_seat(game_id) and owner is None:
         raise GameError(protocol.BAD_REQUEST, "Reload the page to start the next game.")
-    return service().another(game_id, token, swap, owner=owner)
+    return service().another(game_id, token, swap, owner=owner, turn=address_turn())
 
 
 def game_error(error: GameError) -> tuple[Response, int]:

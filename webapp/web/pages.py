@@ -29,7 +29,7 @@ from webapp.search_pool.supervise import Supervisor
 from webapp.services import GameError
 from webapp.services.positions import chosen_game, preview
 from webapp.web.admission import RateLimited, admit, ensure_identity, offer_identity
-from webapp.web.common import friend_game, service
+from webapp.web.common import address_turn, friend_game, service
 from webapp.web.error_pages import error_page
 from webapp.web.friend_games import friends
 from webapp.web.identity import identity, token_for
@@ -178,7 +178,9 @@ def new() -> Any:
         if position["status"] != "playing":  # its page offers the analysis board instead
             raise GameError(protocol.GAME_OVER, "that game is over: there is nothing to play.")
         moves = position["moves"]
-        record = service().create(form.get("game"), link_settings(form), moves, owner=owner)
+        record = service().create(
+            form.get("game"), link_settings(form), moves, owner=owner, turn=address_turn()
+        )
     except RateLimited as error:
         page, status = error_page(error.message, error.status)
         return page, status, {"Retry-After": str(error.retry_after)}

@@ -23,7 +23,13 @@ from webapp import protocol
 from webapp.services import GameError
 from webapp.services.state import game_url
 from webapp.web.admission import admit
-from webapp.web.common import friend_game, next_game, refuse_engine_action, service
+from webapp.web.common import (
+    address_turn,
+    friend_game,
+    next_game,
+    refuse_engine_action,
+    service,
+)
 from webapp.web.extensions import SOCKETIO_EVENTS, socketio
 from webapp.web.identity import identity, requester
 from webapp.web.identity import token_for as seat_token  # on_join's name for it
@@ -100,7 +106,8 @@ def on_move(payload: Payload) -> Payload:
         friends = friend_games.friends()
         friends.move(game_id, payload.get("move"), identity(), payload.get("ply"))
         return {"ok": True}
-    service().move(game_id, payload.get("move"), seat_token(game_id), payload.get("ply"))
+    token, ply = seat_token(game_id), payload.get("ply")
+    service().move(game_id, payload.get("move"), token, ply, turn=address_turn())
     return {"ok": True}
 
 

@@ -1,0 +1,52 @@
+"""An engine move's search takes its mover's address's turn in the pool's queue
+(``SearchJob.turn``, ``Searches.note_turn``): made-up identities from one address share
+one turn (the scheduler's own test: ``test_identities_of_one_address_share_one_turn``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from tests.web.helpers import Listener, create, wait_until
+from webapp import protocol
+from webapp.search_pool import SearchJob
+
+
+@pytest.fixture
+def submitted(app: Flask, monkeypatch: pytest.MonkeyPatch) -> list[SearchJob]:
+    """Every job the app's pool is given (it still runs them)."""
+    pool = app.extensions["lookahead"].searches.pool
+    seen: list[SearchJob] = []
+    real = pool.submit
+
+    def submit(job: SearchJob) -> int:
+        seen.append(job)
+        return int(real(job))
+
+    monkeypatch.setattr(pool, "submit", submit)
+    return seen
+
+
+def engine_jobs(seen: list[SearchJob]) -> list[SearchJob]:
+    return [job for job in seen if job.tag and job.tag[0] == "engine"]
+
+
+def test_the_engines_reply_takes_the_movers_address_turn(
+    client: FlaskClient,
+    connect: Callable[[FlaskClient], Listener],
+    submitted: list[SearchJob],
+) -> None:
+    first = create(client, "tictactoe", settings={"engine_plays": "first", "level": "easy"})
+    wait_until(lambda: len(engine_jobs(submitted)) == 1)
+    assert engine_jobs(submitted)[0].turn == "addr:127.0.0.1"  # created by this address
+    game = create(client, "tictactoe", settings={"level": "easy"})
+    player = connect(client)
+    player.emit(protocol.JOIN, {"game_id": game["id"]})
+    assert player.emit(protocol.MOVE, {"game_id": game["id"], "move": "5"}) == {"ok": True}
+    wait_until(lambda: any(job.game_id == game["id"] for job in engine_jobs(submitted)))
+    (reply,) = [job for job in engine_jobs(submitted) if job.game_id == game["id"]]
+    assert reply.turn == "addr:127.0.0.1" and reply.owner  # its bounds stay the player's
+    assert first["id"] != game["id"]
