@@ -6,7 +6,8 @@ threads hand the lock across CPUs at every call that lets it go (a send, a SQLit
 step, a lock wait): a thread woken on the other CPU wakes cold, and the one that
 let go waits there for it back. Kept to one CPU, a hand-off is a switch between
 threads of one CPU. Measured on this project's 2-CPU machine (docs/operations.md,
-"One CPU for the web process"): a fifth less web CPU a move under a crowd.
+"One CPU for the web process"): 15% less web CPU a move under a crowd, and half
+the reply p95.
 
 The search processes are started by the web process and would inherit its one
 CPU: each is widened back as soon as it is started, to the CPUs the web process had
