@@ -80,8 +80,9 @@ function valueWords(/** @type {CompareRow} */ row, /** @type {{game: string, ply
 
 /**
  * The table's rows (algorithm, nodes, best time, time per node, move); the depth, the
- * same for both, is in the sentence. The move's value in the sentence's words when the
- * position is known (`side`): "3 (win in 3 for X)", never the tree explorer's "+2".
+ * same for both, is in the sentence. An exact value in the sentence's words when the
+ * position is known (`side`): "3 (win in 3 for X)", never the tree explorer's "+2"; an
+ * estimate as its number, "4 (−0.003)".
  * @param {CompareRow[]} rows
  * @param {Record<string, string>} labels
  * @param {{game: string, ply: number} | null} [side]
@@ -92,7 +93,8 @@ export function compareCells(rows, labels, side = null) {
     count(row.nodes),
     duration(row.time_ms),
     row.nodes > 0 ? `${((row.time_ms * 1000) / row.nodes).toFixed(2)} µs` : "–",
-    `${row.best_move} (${side ? valueWords(row, side) : valueText(row.score)})`,
+    // An exact value in words (a phone's column has room for them); an estimate as its number.
+    `${row.best_move} (${side && row.exact ? valueWords(row, side) : valueText(row.score)})`,
   ]);
 }
 

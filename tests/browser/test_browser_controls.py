@@ -120,7 +120,7 @@ def test_the_depth_tables_count_adds_up_to_the_figures_above_it(page: Page) -> N
     deepest = page.locator("#depth-table tbody tr:not(.is-played):not(.is-total)").last
     row_nodes = deepest.locator("td[data-nodes]").get_attribute("data-nodes")
     assert row_nodes is not None and int(row_nodes) < int(figures)
-    expect(total).to_contain_text(f"({int(figures) - int(row_nodes):,} more)")
+    expect(total).to_contain_text(f"({int(figures) - int(row_nodes):,} more nodes)")
     expect(page.locator("#depth-table thead")).to_contain_text("Nodes so far")
 
 

@@ -165,7 +165,7 @@ def test_a_finished_game_opened_by_someone_else_says_it_is_over(
         )
         expect(other.get_by_role("link", name="Continue from here")).to_have_count(1)
         other.locator("body").press("ArrowLeft")
-        expect(other.locator("#turn")).to_have_text("Reviewing move 2, O (final: move 3, X)")
+        expect(other.locator("#turn")).to_have_text("Reviewing move 2, O (final: after move 3, X)")
         # One "Continue from here" still: the review banner's, from the position shown.
         link = other.get_by_role("link", name="Continue from here")
         expect(link).to_have_count(1)

@@ -93,7 +93,7 @@ def test_tictactoe_bar_graph_and_a_click_on_the_graph(page: Page) -> None:
     ui.wait_for_my_turn()
     expect(points).to_have_count(4)
     points.first.click()
-    reviewing = re.compile(r"^Reviewing move 1, \w+ \(live: move 2, \w+\)$")
+    reviewing = re.compile(r"^Reviewing move 1, \w+ \(live: after move 2, \w+\)$")
     expect(page.locator("#turn")).to_have_text(reviewing)
     expect(points.first).to_have_class(re.compile(r"\bis-shown\b"))
 
