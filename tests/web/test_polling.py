@@ -24,7 +24,7 @@ from webapp.web.websocket import CLOSE_WAIT_SECONDS, SocketQueue
 def test_what_engineio_reads_and_what_it_does_not() -> None:
     assert readable(b'42["move",{"game_id":"x","move":"4"}]')
     assert readable(b"3") and readable(b"1") and readable(b'3\x1e42["join",{}]')
-    unreadable = (b"9", b"0", b"2", b"6", b"", b"\x1e\x1e", b"3\x1e")
+    unreadable = (b"9", b"0", b"2", b"6", b"", b"\x1e\x1e", b"3\x1e", b"bA", b"b!!!!")
     for bad in (*unreadable, b'42["join",{"game_id":"\xff"}]'):
         assert not readable(bad), bad
 
@@ -58,7 +58,7 @@ def test_unreadable_polls_are_refused_at_once_and_hold_no_thread(tmp_path: Path)
         web, _ = server_processes(server.process.pid)
         session, sid = handshake(server.url)  # a session of a client that then goes quiet
         before = len(os.listdir(f"/proc/{web}/task"))
-        for body in (b"9", b"0", b"6", b"\x1e\x1e", b'42["join",{"game_id":"\xff"}]') * 4:
+        for body in (b"9", b"0", b"6", b"\x1e\x1e", b'42["join",{"game_id":"\xff"}]', b"bA") * 4:
             where = f"{server.url}/socket.io/?EIO=4&transport=polling&sid={sid}"
             answer = session.post(where, data=body, timeout=WAIT)
             assert answer.status_code == 400, body

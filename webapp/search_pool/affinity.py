@@ -15,8 +15,9 @@ before (``worker_cpus``), so searches still use every CPU (and the one the web
 process keeps to when it is idle).
 
 ``WEB_CPU`` (the server's setting) says which: ``"auto"`` (the default) one of the
-CPUs the process may use, chosen by its process id so that processes side by side
-spread, or none when it may use only one; an integer, that CPU; ``null``, none.
+CPUs the process may use, by its process id (so two web processes on one machine may
+well land on the same one: give each its own with an integer), or none when it may use
+only one; an integer, that CPU; ``null``, none.
 """
 
 from __future__ import annotations

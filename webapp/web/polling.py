@@ -16,6 +16,8 @@ also waits a bounded time only, whoever closes a long-polling session.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import io
 from typing import Any
 
@@ -30,18 +32,28 @@ _REFUSAL = b"Not a valid Engine.IO payload.\n"
 
 
 def readable(body: bytes) -> bool:
-    """Whether ``body`` is a payload Engine.IO reads without failing: UTF-8, and every
-    packet in it a non-empty one of a type a client sends."""
+    """Whether ``body`` is a payload Engine.IO reads without failing: UTF-8, every packet
+    in it a non-empty one of a type a client sends, a binary one's base64 whole."""
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError:
         return False
-    return all(part[:1] in CLIENT_TYPES for part in text.split(SEPARATOR))
+    parts = text.split(SEPARATOR)
+    if not all(part[:1] in CLIENT_TYPES for part in parts):
+        return False
+    try:
+        for part in parts:
+            if part[0] == "b":
+                base64.b64decode(part[1:], validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return True
 
 
 def polling_checked(app: Any, limit: int) -> Any:
     """WSGI middleware: a long-polling POST whose body Engine.IO could not read (see the
-    module docstring) gets a 400; a body past ``limit`` bytes is left to Engine.IO (413)."""
+    module docstring) gets a 400; a body past ``limit`` bytes is left to Engine.IO, which
+    refuses it too (a 400, the session closed)."""
 
     def checked(environ: dict[str, Any], start_response: Any) -> Any:
         if (

@@ -105,12 +105,20 @@ def log_thread_exception(args: threading.ExceptHookArgs) -> None:
 
 
 def close_connections() -> None:
-    """Close every Socket.IO connection of this process: their threads return."""
+    """Close every Socket.IO connection of this process: their threads return.
+
+    Without waiting for long-polling clients to take their last packet (Engine.IO's own
+    ``disconnect()`` waits for each, up to ``SocketQueue``'s bound: 256 quiet polling
+    sessions would have outlasted gunicorn's grace period).
+    """
     server = getattr(socketio, "server", None)
     if server is None:
         return
+    eio = server.eio
     try:
-        server.eio.disconnect()
+        for client in list(eio.sockets.values()):
+            client.close(wait=False, reason=eio.reason.SERVER_DISCONNECT)
+        eio.sockets = {}
     except Exception:  # stopping anyway: log it, do not keep the worker alive
         log.exception("closing the Socket.IO connections failed")
 

@@ -341,7 +341,8 @@ def keeps_score(
     """Whether column ``col`` achieves ``score``, the position's exact score.
 
     Since no move scores above ``score``, one null-window search around it
-    decides. Check the stop flag before trusting a False.
+    decides. Check the stop flag before trusting either answer: a stopped
+    search returns 0, which reads as "keeps" for any score of 0 or less.
     """
     cell = possible(mask) & column_mask(col)
     if winning_cells(current, mask) & cell:
@@ -410,11 +411,12 @@ def principal_variation(
             if col < 0 or (rank >= 0 and col == first):
                 continue
             if playable & column_mask(col):
-                if keeps_score(current, mask, moves, col, score, table, ctl, book, scratch):
+                keeps = keeps_score(current, mask, moves, col, score, table, ctl, book, scratch)
+                if ctl[c.STOP]:  # a stopped search's answer proves nothing, True nor False
+                    return length
+                if keeps:
                     chosen = col
                     break
-                if ctl[c.STOP]:
-                    return length
         if chosen < 0:
             return length
         line[length] = chosen
