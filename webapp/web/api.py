@@ -68,12 +68,6 @@ def asker() -> Asker:
     return Asker(token_hash(token) if token else "", request.remote_addr or "")
 
 
-def turns() -> str:
-    """Whose turn an analysis takes in the pool's queue: its address's (``address_turn``;
-    the shares bound how many wait)."""
-    return address_turn()
-
-
 @bp.post("/games")
 def create_game() -> Response:
     """{game, settings?, moves?} -> 201 and the game's state; the identity cookie is set."""
@@ -88,7 +82,7 @@ def create_game() -> Response:
             raise GameError(protocol.BAD_REQUEST, "A game between two people starts empty.")
         return friend_games.create(body, token)
     record = service().create(
-        body.get("game"), body.get("settings"), body.get("moves"), owner=token, turn=turns()
+        body.get("game"), body.get("settings"), body.get("moves"), owner=token, turn=address_turn()
     )
     return created(record, token)
 
@@ -158,7 +152,7 @@ def analysis() -> Response:
                 position["moves"],
                 seconds=config["ANALYSIS_SECONDS"],
                 wait=config["ANALYSIS_WAIT_SECONDS"] if may_wait else 0.0,
-                owner=turns(),
+                owner=address_turn(),
                 asker=asker(),
             )
     if answer is None:
@@ -202,7 +196,7 @@ def review(game_id: str) -> Response:
             record,
             position_seconds=current_app.config["REVIEW_POSITION_SECONDS"],
             wait=current_app.config["REVIEW_WAIT_SECONDS"] if may_wait else 0.0,
-            owner=turns(),
+            owner=address_turn(),
             asker=asker(),
         )
     response = jsonify(entries)

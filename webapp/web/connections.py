@@ -74,19 +74,16 @@ class Connections:
                 return f"Too many connections from your network address (at most {self.cap})."
             self._open[address] += 1
             self._address[eio_sid] = address
-        accepted = True
         try:
             answer = self._on_connect(eio_sid, environ) if self._on_connect else None
-            accepted = answer is None or answer is True
-            return answer
         except BaseException:
-            accepted = False
+            self._forget(eio_sid)
             raise
-        finally:
-            if accepted:
-                self.timers.call_later(self.join_seconds, lambda: self._check_joined(eio_sid))
-            else:
-                self._forget(eio_sid)
+        if answer is None or answer is True:
+            self.timers.call_later(self.join_seconds, lambda: self._check_joined(eio_sid))
+        else:
+            self._forget(eio_sid)
+        return answer
 
     def _disconnect(self, eio_sid: str, *reason: Any) -> Any:
         try:
