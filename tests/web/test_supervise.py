@@ -65,7 +65,7 @@ def test_a_loop_that_returns_has_ended_and_is_not_restarted() -> None:
 def test_healthz_is_503_while_a_background_loop_is_down(app: Flask, client: FlaskClient) -> None:
     health = client.get("/healthz").get_json()
     assert health["ok"] and health["threads"]["search-relay"]["ok"]
-    assert health["threads"]["timers"]["ok"] and health["threads"]["websocket readers"]["ok"]
+    assert health["threads"]["timers"]["ok"]
     supervisor: Supervisor = app.extensions["lookahead_threads"]
     supervisor.backoff, loop = (3600.0, 3600.0), Flaky()
     supervisor.start("flaky", loop)

@@ -1,5 +1,5 @@
-"""Engine.IO's WebSocket transport under gunicorn (webapp/web/websocket.py): frames read by
-the readers (``readers.py``), written by the thread that sends, a backlog for a client that
+"""Engine.IO's WebSocket transport under gunicorn (webapp/web/websocket.py): frames read on
+the connection's own thread, written by the thread that sends, a backlog for a client that
 does not read, and no reader or writer thread per connection."""
 
 from __future__ import annotations
@@ -157,27 +157,6 @@ def test_a_message_is_framed_as_wsproto_frames_it(
             got, finished = got + event.data, event.message_finished
     assert got == binary
     assert framed == [frame(text), frame(binary)]
-
-
-def test_messages_read_with_the_upgrade_are_kept_then_read_without_waiting(
-    pair: tuple[Connection, Client],
-) -> None:
-    """The readers (``readers.py``) take what came in the upgrade's read first, then read
-    each time the socket is ready, never waiting: part of a message is no message yet."""
-    connection, client = pair
-    client.sock.sendall(b"".join(client.ws.send(TextMessage(data=text)) for text in "abc"))
-    assert connection.receive() == "a"
-    assert connection.pending() == ["b", "c"] and connection.pending() == []
-    assert connection.receive_ready() == []  # nothing there: no wait
-    frame = client.ws.send(TextMessage(data="whole"))
-    client.sock.sendall(frame[:3])
-    assert connection.receive_ready() == []
-    client.sock.sendall(frame[3:] + client.ws.send(TextMessage(data="next")))
-    got: list[str | bytes] = []
-    wait_until(lambda: bool(got.extend(connection.receive_ready() or []) or len(got) == 2))
-    assert got == ["whole", "next"]
-    client.send(CloseConnection(code=1000))
-    wait_until(lambda: connection.receive_ready() is None)
 
 
 def test_a_ping_is_answered_while_reading(pair: tuple[Connection, Client]) -> None:

@@ -111,15 +111,14 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     socketio.init_app(
         app,
         async_mode="threading",
-        # A client's events run in order on the thread that read them (a WebSocket's: one
-        # of the readers, ``readers.py``), not on a new thread each (every handler is
-        # quick: none waits for a search).
+        # A client's events run in order on its connection's own thread, not on a new
+        # thread each (every handler is quick: none waits for a search).
         async_handlers=False,
         max_http_buffer_size=app.config["MAX_CONTENT_LENGTH"],
         serializer=SafePacket,  # unreadable packets become one error event, not a traceback
         client_manager=client_manager(redis_url),
     )
-    websocket.install(socketio.server.eio)  # gunicorn's WebSockets: no reader or writer thread each
+    websocket.install(socketio.server.eio)  # gunicorn's WebSockets: no reader or writer thread
     app.extensions["lookahead_connections"] = connections.Connections(
         socketio.server.eio,
         lambda eio_sid: socketio.server.manager.sid_from_eio_sid(eio_sid, "/") is not None,

@@ -28,7 +28,6 @@ from webapp.search_pool import timers
 from webapp.search_pool.supervise import Supervisor
 from webapp.services import GameError
 from webapp.services.positions import chosen_game, preview
-from webapp.web import websocket
 from webapp.web.admission import RateLimited, admit, ensure_identity, offer_identity
 from webapp.web.common import address_turn, friend_game, service
 from webapp.web.error_pages import error_page
@@ -84,7 +83,6 @@ def healthz() -> tuple[Response, int]:
     supervisor: Supervisor | None = current_app.extensions.get("lookahead_threads")
     loops = {} if supervisor is None else supervisor.status()
     loops["timers"] = {"ok": timers.shared().alive()}
-    loops["websocket readers"] = {"ok": websocket.READERS.alive()}
     health["threads"] = loops
     health["ok"] = health["ok"] and all(loop["ok"] for loop in loops.values())
     workers = health.get("workers")

@@ -7,11 +7,9 @@ Every event a page sends and every one it receives is a thread hand-off; with a
 hundred players, half the web process's threads were those two, and their hand-offs
 about a tenth of a move's web CPU (docs/operations.md, "A move's CPU").
 
-Here the connection's own thread answers the upgrade and then parks; its frames are read,
-decoded and handled by the few threads that read every WebSocket (``readers.py``:
-``Connection.receive_ready``, ``step``), one connection's in order; and a packet is
-written by the thread that sends it (``SocketQueue``, Engine.IO's per-socket queue,
-once the WebSocket is attached): no reader and no writer thread per connection.
+Here the connection's own thread reads and decodes its frames (``Connection.receive``),
+and a packet is written by the thread that sends it (``SocketQueue``, Engine.IO's
+per-socket queue, once the WebSocket is attached): no reader and no writer thread.
 Writing never waits for a client: a frame goes out with ``MSG_DONTWAIT``; what the
 kernel will not take at once waits in the connection's backlog, written by a thread
 started for it that ends once the backlog is empty, so a page that reads slowly (or
@@ -40,7 +38,6 @@ import weakref
 from collections import deque
 from collections.abc import Iterable
 from contextlib import suppress
-from functools import partial
 from typing import Any
 
 from engineio import exceptions, packet
@@ -62,7 +59,6 @@ from wsproto.utilities import LocalProtocolError, RemoteProtocolError
 from webapp import protocol
 from webapp.search_pool.timers import Timers
 from webapp.web.headers import BARE
-from webapp.web.readers import Readers
 
 log = logging.getLogger(__name__)
 
@@ -164,11 +160,10 @@ class Connection:
             self._open = True
         return True
 
-    # -- reading, one thread at a time -------------------------------------------------
+    # -- reading, on the connection's own thread ---------------------------------------
 
     def receive(self) -> str | bytes | None:
-        """The next whole message, or None once the connection is over (waits for it:
-        the upgrade's first messages, on the connection's own thread)."""
+        """The next whole message, or None once the connection is over."""
         while not self._messages:
             if not self._open:
                 return None
@@ -187,40 +182,6 @@ class Connection:
                     log.info("a WebSocket broke the protocol: %s", error)
                     self._end()
         return self._messages.popleft()
-
-    def pending(self) -> list[str | bytes]:
-        """The whole messages read already (with the upgrade's), taken."""
-        messages = list(self._messages)
-        self._messages.clear()
-        return messages
-
-    def receive_ready(self) -> list[str | bytes] | None:
-        """The whole messages the socket has now, without waiting (none: only part of
-        one came), or None once the connection is over. Reads until the socket has
-        nothing more: a read shorter than ``RECEIVE_BYTES`` (``readers.Step``)."""
-        while self._open:
-            try:
-                data = self._sock.recv(RECEIVE_BYTES, socket.MSG_DONTWAIT)
-            except (BlockingIOError, InterruptedError):
-                return self.pending()
-            except OSError:
-                data = b""
-            with self._lock:
-                if not data:
-                    self._open = False
-                    return None
-                try:
-                    self._ws.receive_data(data)
-                    self._take(self._ws.events())
-                except (RemoteProtocolError, LocalProtocolError) as error:
-                    log.info("a WebSocket broke the protocol: %s", error)
-                    self._end()
-            if len(data) < RECEIVE_BYTES:
-                return self.pending()
-        return self.pending() or None  # over: what came before its end, then None
-
-    def fileno(self) -> int:
-        return self._sock.fileno()
 
     def _take(self, events: Iterable[Any]) -> None:
         """Under the lock: keep the messages among ``events``, answer pings and closes."""
@@ -485,9 +446,7 @@ def _decoded(message: str | bytes | None) -> packet.Packet | None:
 
 
 def serve(eio_socket: Any, connection: Connection) -> None:
-    """Engine.IO's steps for a WebSocket (``Socket._websocket_handler``): the upgrade on
-    this thread, then the messages on the readers (``READERS``) while this thread waits,
-    until the connection is over."""
+    """Engine.IO's steps for a WebSocket (``Socket._websocket_handler``), on this thread."""
     queued: SocketQueue = eio_socket.queue
     try:
         if eio_socket.connected:  # upgraded from long-polling: the probe, then UPGRADE
@@ -498,8 +457,13 @@ def serve(eio_socket: Any, connection: Connection) -> None:
         eio_socket.connected = eio_socket.upgraded = True
         eio_socket.upgrading = False
         queued.attach(connection)
-        if handled(eio_socket, connection.pending()):  # what came with the upgrade
-            READERS.serve(connection.fileno(), partial(step, eio_socket, connection))
+        while (pkt := _decoded(connection.receive())) is not None:
+            try:
+                eio_socket.receive(pkt)
+            except exceptions.UnknownPacketError:
+                continue
+            except exceptions.SocketIsClosedError:
+                break
     except Exception:  # as Engine.IO: logged, and the connection ends properly
         log.exception("a WebSocket failed")
     finally:
@@ -510,29 +474,6 @@ def serve(eio_socket: Any, connection: Connection) -> None:
             eio_socket.close(wait=False, abort=True, reason=reason)
         elif eio_socket.closed:  # closed during a failed upgrade: nobody polls any more
             queued.discard()
-
-
-def step(eio_socket: Any, connection: Connection) -> bool:
-    """A reader's turn on the connection (``readers``): what its socket has, handled in
-    order; False once the connection is over."""
-    messages = connection.receive_ready()
-    return messages is not None and handled(eio_socket, messages)
-
-
-def handled(eio_socket: Any, messages: list[str | bytes]) -> bool:
-    """Engine.IO's handling of each of ``messages``, in order; False once the connection
-    is over (an unreadable packet ends it, as Engine.IO's own loop does)."""
-    for message in messages:
-        pkt = _decoded(message)
-        if pkt is None:
-            return False
-        try:
-            eio_socket.receive(pkt)
-        except exceptions.UnknownPacketError:
-            continue
-        except exceptions.SocketIsClosedError:
-            return False
-    return True
 
 
 def _upgraded(eio_socket: Any, connection: Connection) -> bool:
@@ -549,8 +490,6 @@ def _upgraded(eio_socket: Any, connection: Connection) -> bool:
 
 #: Every Engine.IO socket's next ping waits here (``PingTask``), not on a thread of its own.
 PINGS = Timers(name="pings")
-#: Every WebSocket's messages are read and handled on these threads (``readers``).
-READERS = Readers(PINGS)
 
 
 class PingTask:
