@@ -104,11 +104,12 @@ export function createAnalysisPanel(root, { info, algorithms, levels, styles, on
       parts.depthBody.append(tr);
     }
     const note = rows.length ? styleNote(result, { info, styles, levels, level: null, ply }) : null;
-    if (note) {
+    const tag = note ? note.tag : playedAsGood(rows, result);
+    if (tag) {
       const tr = el("tr", "is-played");
       const score = describeScore(result.score, result.exact, info, ply);
       cells(tr, [
-        { text: note.tag, className: "num" },
+        { text: tag, className: "num" },
         { text: score.text, className: `score score-${score.kind}` },
         { text: spaced(result.pv), className: "line" },
         { text: "", className: "num" },
@@ -245,6 +246,21 @@ export function createAnalysisPanel(root, { info, algorithms, levels, styles, on
   }
 
   return { renderThinking, renderDepths, renderResult, renderCompare, setHidden };
+}
+
+/**
+ * The depth table's label for the move played when the table's last line starts with
+ * another move of the same score (its level, or the tie between best moves, chose it at
+ * random): "played, as good". null when the line starts with the move played, when the
+ * search stopped short of its deepest row or gave no line, or when it is no move played
+ * by the search's depths (an opening book's). A move played on purpose or among near
+ * moves has its own label (style-note.js).
+ */
+export function playedAsGood(rows, result) {
+  const deepest = rows?.at(-1);
+  if (!result?.best_move || !result.pv || !deepest?.pv || deepest.depth !== result.depth) return null;
+  if (deepest.pv.startsWith(result.best_move)) return null;
+  return deepest.score === result.score && deepest.exact === result.exact ? "played, as good" : null;
 }
 
 /**

@@ -3,7 +3,7 @@
 import "./page-config.js";
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ownSearchNote, playedVerdict } from "../../static/js/analysis.js";
+import { ownSearchNote, playedAsGood, playedVerdict } from "../../static/js/analysis.js";
 import { describeScore } from "../../static/js/format.js";
 import { gameInfo } from "../../static/js/rules.js";
 
@@ -67,4 +67,22 @@ test("the search's note says so when its line was proved after the move, by a se
   const after = ownSearchNote({ ...perfect, pv: "5544", line_after: true }, "Perfect");
   assert.match(after, /: the move and its score\. Its line above was proved after the move, by a search of its own that these figures leave out\./);
   assert.match(ownSearchNote(perfect, "Perfect", true), /: the move, its line and these figures\./);
+});
+
+test("the depth table labels a move played that its last line does not start with, when as good", () => {
+  // Easy after 6367 (a real search): the deepest line starts with 4, the level played 6,
+  // both scored 0.0 (a tie between best moves, broken at random: no style note).
+  const rows = [
+    { depth: 1, score: 0.0, exact: false, pv: "4" },
+    { depth: 2, score: 0.0, exact: false, pv: "44" },
+  ];
+  const result = { best_move: "6", score: 0.0, exact: false, depth: 2, pv: "66" };
+  assert.equal(playedAsGood(rows, result), "played, as good");
+  // The line starts with the move played, or nothing was played from these depths.
+  assert.equal(playedAsGood(rows, { ...result, best_move: "4", pv: "44" }), null);
+  assert.equal(playedAsGood(rows, { ...result, depth: 3 }), null); // stopped short of it
+  assert.equal(playedAsGood([], result), null);
+  assert.equal(playedAsGood(rows, null), null);
+  // A different score is no tie: that is the style note's to say, never "as good".
+  assert.equal(playedAsGood(rows, { ...result, score: -0.2 }), null);
 });
