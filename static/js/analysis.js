@@ -84,7 +84,7 @@ export function createAnalysisPanel(root, { info, algorithms, levels, styles, on
    * level chose another move than the search's best, a last row shows the
    * move played, labelled as such.
    */
-  function renderDepths(/** @type {any[]} */ rows, /** @type {number} */ ply, /** @type {any} */ result = null) {
+  function renderDepths(/** @type {any[]} */ rows, /** @type {number} */ ply, /** @type {any} */ result = null, played = true) {
     parts.depths.hidden = rows.length === 0;
     parts.empty.dataset.rows = String(rows.length);
     parts.depthBody.replaceChildren();
@@ -104,7 +104,7 @@ export function createAnalysisPanel(root, { info, algorithms, levels, styles, on
       parts.depthBody.append(tr);
     }
     const note = rows.length ? styleNote(result, { info, styles, levels, level: null, ply }) : null;
-    const tag = note ? note.tag : playedAsGood(rows, result);
+    const tag = note ? note.tag : playedAsGood(rows, result, played);
     if (tag) {
       const tr = el("tr", "is-played");
       const score = describeScore(result.score, result.exact, info, ply);
@@ -249,18 +249,19 @@ export function createAnalysisPanel(root, { info, algorithms, levels, styles, on
 }
 
 /**
- * The depth table's label for the move played when the table's last line starts with
- * another move of the same score (its level, or the tie between best moves, chose it at
- * random): "played, as good". null when the line starts with the move played, when the
- * search stopped short of its deepest row or gave no line, or when it is no move played
- * by the search's depths (an opening book's). A move played on purpose or among near
- * moves has its own label (style-note.js).
+ * The depth table's label for the move played (`played`; else the move an analysis
+ * names) when the table's last line starts with another move of the same score (a tie
+ * between best moves, or near ones at its level, broken at random): "played, as good"
+ * ("chosen, as good"). null when the line starts with that move, when the search
+ * stopped short of its deepest row, or with no line. A move played on purpose or among
+ * near moves of different scores has its own label (style-note.js).
  */
-export function playedAsGood(rows, result) {
+export function playedAsGood(rows, result, played = true) {
   const deepest = rows?.at(-1);
   if (!result?.best_move || !result.pv || !deepest?.pv || deepest.depth !== result.depth) return null;
   if (deepest.pv.startsWith(result.best_move)) return null;
-  return deepest.score === result.score && deepest.exact === result.exact ? "played, as good" : null;
+  if (deepest.score !== result.score || deepest.exact !== result.exact) return null;
+  return played ? "played, as good" : "chosen, as good";
 }
 
 /**

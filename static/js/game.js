@@ -452,7 +452,8 @@ function render() {
   const pulse = M.currentPulse(model);
   panel.renderThinking({ active: Boolean(s.engine_thinking), queued: model.queued, depth, who: "Engine", pulse });
   // The depth table goes with the headline: only the search it shows (or the one under way).
-  panel.renderDepths(M.depthsOf(model, match), (model.searchFrom ?? s.moves).length, match?.kind === "thinking" ? null : match?.result);
+  const searched = (model.searchFrom ?? s.moves).length;
+  panel.renderDepths(M.depthsOf(model, match), searched, match?.kind === "thinking" ? null : match?.result, match?.kind === "engine");
   const shownResult = match && match.kind !== "thinking" ? match : null;
   panel.renderResult(shownResult ? shownResult.result : null, shownResult ? shownResult.from : "", {
     played: shownResult?.kind === "engine",

@@ -78,6 +78,7 @@ test("the depth table labels a move played that its last line does not start wit
   ];
   const result = { best_move: "6", score: 0.0, exact: false, depth: 2, pv: "66" };
   assert.equal(playedAsGood(rows, result), "played, as good");
+  assert.equal(playedAsGood(rows, result, false), "chosen, as good"); // an analysis
   // The line starts with the move played, or nothing was played from these depths.
   assert.equal(playedAsGood(rows, { ...result, best_move: "4", pv: "44" }), null);
   assert.equal(playedAsGood(rows, { ...result, depth: 3 }), null); // stopped short of it
