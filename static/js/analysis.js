@@ -81,8 +81,9 @@ export function createAnalysisPanel(root, { info, algorithms, levels, styles, on
    * The table of completed depths of the current (or last) search. `result`:
    * the answer they led to, if in; when the opening book gave it, its row says
    * "opening book" (not a jump from depth 8 to the end of the game); when its
-   * level chose another move than the search's best, a last row shows the
-   * move played, labelled as such.
+   * level chose another move than the search's best, or one as good as the
+   * deepest line's first (`playedAsGood`), a last row shows the move played
+   * (`played`; else the one an analysis chose), labelled as such.
    */
   function renderDepths(/** @type {any[]} */ rows, /** @type {number} */ ply, /** @type {any} */ result = null, played = true) {
     parts.depths.hidden = rows.length === 0;
