@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import gc
 import logging
 import os
 import socket
@@ -113,6 +114,33 @@ def test_the_worker_caps_mallocs_arenas_unless_the_operator_chose(
     assert fewer_arenas() and calls == [(server_module.M_ARENA_MAX, server_module.MALLOC_ARENAS)]
     monkeypatch.setenv("MALLOC_ARENA_MAX", "8")  # glibc reads it itself: left alone
     assert not fewer_arenas() and len(calls) == 1
+
+
+def test_the_worker_freezes_what_the_app_was_built_with(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A full collection never walks the app's own objects: they are frozen once it is
+    built (``freeze_startup_heap``), those the app made included."""
+
+    class Built:  # a cycle, as an app's objects are full of: only the collector sees it
+        def __init__(self) -> None:
+            self.me = self
+
+    built: list[Built] = []
+
+    def create_app(config: dict[str, object]) -> Built:
+        built.append(Built())
+        return built[0]
+
+    monkeypatch.setattr(server_module, "create_app", create_app)
+    monkeypatch.setattr(server_module, "fewer_arenas", lambda: False)
+    monkeypatch.setattr(server_module.affinity, "keep_to_one_cpu", lambda cpu: None)
+    monkeypatch.setattr(threading, "excepthook", threading.excepthook)  # load sets it
+    gc.unfreeze()
+    try:
+        assert Server({}, "127.0.0.1", 8000).load() is built[0]
+        assert gc.get_freeze_count() > 0
+        assert not any(obj is built[0] for obj in gc.get_objects())  # out of the collector's walk
+    finally:
+        gc.unfreeze()
 
 
 def test_the_prune_command_line() -> None:
