@@ -47,7 +47,7 @@ const panel = createAnalysisPanel($("analysis"), {
 const settingsForm = bindSettings($("settings-form"), {
   limits: config.limits,
   onChange: (partial) => {
-    if (!M.isPlayer(model)) return status.error("Only the players can change the engine's settings.");
+    if (!M.isPlayer(model)) return status.error("Only the players can change the engine’s settings.");
     socket.settings(partial);
     status.info(savedNote(partial));
   },

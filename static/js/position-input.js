@@ -48,14 +48,14 @@ export function mountPositionInput({ game, currentMoves, onMoves }) {
   $("ab-learn-form").addEventListener("submit", async (/** @type {Event} */ event) => {
     event.preventDefault();
     const id = gameIdOf($("ab-learn").value);
-    if (!id) return showError("ab-learn-error", "That is not a game link: it looks like …/g/ and the game's id.");
+    if (!id) return showError("ab-learn-error", "That is not a game link: it looks like …/g/ and the game’s id.");
     // Asked first: a word that only looks like an id ("hello") left the board for a 404.
     showError("ab-learn-error", "");
     try {
       await send("GET", `/api/games/${encodeURIComponent(id)}`);
     } catch (error) {
       const gone = /** @type {{status?: number}} */ (error).status === 404;
-      return showError("ab-learn-error", gone ? "No game has that link: check it, or paste a game's address (…/g/ and its id)." : error.message);
+      return showError("ab-learn-error", gone ? "No game has that link: check it, or paste a game’s address (…/g/ and its id)." : error.message);
     }
     window.location.assign(`/learn/${encodeURIComponent(id)}`);
   });

@@ -52,7 +52,7 @@ export function gameInfo(name) {
   if (!info) throw new Error(`unknown game ${name}`);
   const cells = info.columns * info.rows;
   const winBase = SCORES[name]?.max_exact_score;
-  if (winBase === undefined) throw new Error(`the page's config has no score convention for ${name}`);
+  if (winBase === undefined) throw new Error(`the page’s config has no score convention for ${name}`);
   const steps = SCORES[name]?.heuristic_steps ?? [0, 0, 0];
   return { ...info, name: /** @type {GameName} */ (info.name), cells, winBase, steps, moveKeys: info.name === "connect4" ? 7 : 9 };
 }

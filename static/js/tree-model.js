@@ -214,7 +214,7 @@ export function valueWords(/** @type {number | null | undefined} */ value) {
   if (value >= 1) return "a forced win for Max";
   if (value <= -1) return "a forced win for Min";
   if (value === 0) return "level (a draw if exact)";
-  return value > 0 ? "an estimate in Max's favour" : "an estimate in Min's favour";
+  return value > 0 ? "an estimate in Max’s favour" : "an estimate in Min’s favour";
 }
 
 /** A window in words: "α = −∞, β = +3". */
@@ -231,12 +231,12 @@ export function cutReason(/** @type {TreeNodeData} */ node, moveNoun = "move") {
   if (isMax(node)) {
     const beta = valueText(node.beta);
     return `Max already has ${valueText(node.value, null)} here, at least β = ${beta}, which Min can ` +
-      `keep Max below elsewhere: Min will never allow this position, so Max's other ${skipped} ` +
+      `keep Max below elsewhere: Min will never allow this position, so Max’s other ${skipped} ` +
       "are not searched.";
   }
   const alpha = valueText(node.alpha);
   return `Min already has a reply worth ${valueText(node.value, null)}, already no better than ` +
-    `α = ${alpha} for Max, which Max has elsewhere: Max will never play into this, so Min's other ` +
+    `α = ${alpha} for Max, which Max has elsewhere: Max will never play into this, so Min’s other ` +
     `${skipped} are not searched.`;
 }
 
@@ -245,7 +245,7 @@ export function kindWords(/** @type {Tree} */ tree, /** @type {TreeNodeData} */ 
   switch (node.kind) {
     case "root": return `the position searched, iteration to depth ${node.iteration}`;
     case "terminal": return "the game is over here";
-    case "leaf": return "the search's horizon: the position is evaluated, not searched";
+    case "leaf": return "the search’s horizon: the position is evaluated, not searched";
     case "hit": return `a transposition-table hit: the result of node ${(node.tt_hit ?? 0) + 1} (the same position, searched before) is reused`;
     case "inner": return node.cut ? "searched until a cut-off" : "every move searched";
     default: return tree.truncated ? "still open when the trace reached its node limit" : "being searched";

@@ -311,7 +311,7 @@ let otherView = null;
 
 const VARIANTS = [
   { algorithm: "minimax", ordering: "engine", label: "Minimax" },
-  { algorithm: "alphabeta", ordering: "engine", label: "Alpha-beta, engine's order" },
+  { algorithm: "alphabeta", ordering: "engine", label: "Alpha-beta, engine’s order" },
   { algorithm: "alphabeta", ordering: "natural", label: "Alpha-beta, natural order" },
 ];
 
@@ -366,16 +366,16 @@ async function compare() {
         : "A search stopped at the largest node limit: lower the depth to compare whole searches. ";
       $("compare-raise").hidden = !(limits.max > request.limit);
     }
-    words += `Alpha-beta (engine's order) never visited ${count(skipped.size)} of minimax's ${count(total)} nodes: they are struck through in the minimax tree. ` +
+    words += `Alpha-beta (engine’s order) never visited ${count(skipped.size)} of minimax’s ${count(total)} nodes: they are struck through in the minimax tree. ` +
       "Side by side, both panes step together: a node of each per step.";
     $("compare-status").textContent = words;
     const showMinimax = request.algorithm === "alphabeta";
     if (!showMinimax) state.skipped = skipped;
     state.other = showMinimax
       ? { tree: minimax, skipped, label: "Minimax" }
-      : { tree: engine, skipped: null, label: "Alpha-beta, engine's order" };
+      : { tree: engine, skipped: null, label: "Alpha-beta, engine’s order" };
     $("tree-other-title").textContent = `${state.other.label}, same position and depth`;
-    $("tree-main-title").textContent = `${showMinimax ? "Alpha-beta" : "Minimax"} (this page's search)`;
+    $("tree-main-title").textContent = `${showMinimax ? "Alpha-beta" : "Minimax"} (this page’s search)`;
     $("tree-panes").classList.add("side-by-side");
     $("tree-layout").classList.add("comparing"); // the panes take the width, the panels go below
     $("tree-other").hidden = false;

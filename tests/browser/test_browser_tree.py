@@ -74,7 +74,7 @@ def test_minimax_and_alpha_beta_side_by_side(page: Page) -> None:
     expect(rows).to_have_count(3)
     expect(rows.nth(0).locator("td").nth(1)).to_have_text("162")  # all passes
     expect(rows.nth(1).locator("td").nth(1)).to_have_text("6")
-    expect(page.locator("#compare-status")).to_contain_text("never visited 156 of minimax's 162")
+    expect(page.locator("#compare-status")).to_contain_text("never visited 156 of minimax’s 162")
     expect(page.locator("#tree-other")).to_be_visible()
     expect(page.locator("#tree-other-host .tree-node")).to_have_count(6)  # its last node, at 162
     expect(page.locator("#tree-main .tree-node.skipped").first).to_be_visible()

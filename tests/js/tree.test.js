@@ -88,7 +88,7 @@ test("values read with a sign, a bound and at most three decimals", () => {
   assert.equal(valueText(null, null), "?");
   assert.equal(valueWords(1), "a forced win for Max");
   assert.equal(valueWords(-3), "a forced win for Min");
-  assert.equal(valueWords(0.3), "an estimate in Max's favour");
+  assert.equal(valueWords(0.3), "an estimate in Max’s favour");
   assert.equal(windowText({ alpha: null, beta: 3 }), "\u03b1 = \u2212\u221e, \u03b2 = +3");
 });
 
@@ -96,7 +96,7 @@ test("a cut-off says why its other moves were not searched", () => {
   const tree = buildTree(ANSWER);
   const why = cutReason(tree.nodes[4], "column");
   assert.match(why ?? "", /^Min already has a reply worth −1/);
-  assert.match(why ?? "", /Min's other 1 column \(f\) are not searched/);
+  assert.match(why ?? "", /Min’s other 1 column \(f\) are not searched/);
   assert.equal(cutReason(tree.nodes[1]), null);
 });
 

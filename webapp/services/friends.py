@@ -216,7 +216,7 @@ class Friends:
             if friend["guest_hash"] is not None:
                 raise GameError(protocol.SEAT_TAKEN, "Someone took that seat: you can watch.")
             if record.status != "playing":  # called off before anyone came: a link shared
-                raise GameError(protocol.GAME_OVER, "This game is over: its seat is no one's now.")
+                raise GameError(protocol.GAME_OVER, "This game is over: its seat is no one’s now.")
             # An invite is ASCII (``secrets.token_urlsafe``): other text is none, and a lone
             # surrogate from JSON could not even be encoded to compare.
             if (
@@ -227,7 +227,7 @@ class Friends:
                     str(friend["invite"]).encode(),  # any text: bytes compare
                 )
             ):
-                raise GameError(protocol.BAD_INVITE, "That invite is not this game's.")
+                raise GameError(protocol.BAD_INVITE, "That invite is not this game’s.")
             friend["guest_hash"] = token_hash(token)
             try:
                 self._save(record, out)
@@ -257,7 +257,7 @@ class Friends:
             if friend["guest_hash"] is None:
                 raise GameError(protocol.NOT_YOUR_TURN, "Your friend has not taken the seat yet.")
             if len(record.moves) % 2 != side:
-                raise GameError(protocol.NOT_YOUR_TURN, "It is your friend's turn.")
+                raise GameError(protocol.NOT_YOUR_TURN, "It is your friend’s turn.")
             if ply is not None and ply != len(record.moves):
                 raise GameError(protocol.NOT_YOUR_TURN, "A move was made meanwhile: look again.")
             position = new_game(record.game, record.moves)

@@ -82,7 +82,7 @@ def storage_errors() -> Iterator[None]:
     except CorruptRecord as err:
         log.error("cannot load a game: %s", err)
         raise GameError(
-            protocol.CORRUPT_GAME, "This game's record is damaged and cannot be loaded."
+            protocol.CORRUPT_GAME, "This game’s record is damaged and cannot be loaded."
         ) from None
     except VersionConflict:
         raise GameError(
@@ -276,7 +276,7 @@ class GameService:
             self._note_engine_game(record)
             self._check_playing(record)
             if to_move(record) != 1 - engine_side(record.settings):
-                raise GameError(protocol.NOT_YOUR_TURN, "It is the engine's turn.")
+                raise GameError(protocol.NOT_YOUR_TURN, "It is the engine’s turn.")
             if self.searches.thinking(record.id):
                 raise GameError(protocol.NOT_YOUR_TURN, "The engine is thinking.")
             if ply is not None and ply != len(record.moves):
@@ -369,7 +369,7 @@ class GameService:
                 protocol.BAD_REQUEST, f"algorithm must be one of {', '.join(protocol.ALGORITHMS)}."
             )
         if moves is not None and not isinstance(moves, str):
-            raise GameError(protocol.BAD_REQUEST, "moves must be a string of the game's moves.")
+            raise GameError(protocol.BAD_REQUEST, "moves must be a string of the game’s moves.")
         record = self.get(game_id)
         if moves is not None and not record.moves.startswith(moves):
             raise GameError(

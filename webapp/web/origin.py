@@ -83,7 +83,7 @@ def refuse_cross_site() -> Response | tuple[str, int] | None:
 FORBIDDEN_WORDS = (
     "Not allowed",
     "Another site tried to act for you",
-    "Nothing was changed. Open Lookahead's own page to start a game.",
+    "Nothing was changed. Open Lookahead’s own page to start a game.",
 )
 
 

@@ -124,7 +124,7 @@ def on_settings(payload: Payload) -> Payload:
     game_id = payload["game_id"]
     if "settings" not in payload:
         raise GameError(protocol.BAD_REQUEST, "settings needs a settings object.")
-    refuse_engine_action(game_id, "Changing the engine's settings")
+    refuse_engine_action(game_id, "Changing the engine’s settings")
     service().change_settings(game_id, payload["settings"], seat_token(game_id))
     return {"ok": True}
 
