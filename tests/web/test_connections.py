@@ -6,8 +6,11 @@ from one address held every server thread."""
 from __future__ import annotations
 
 import json
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import requests
@@ -15,6 +18,7 @@ import socketio
 
 from tests.web.helpers import WAIT
 from tests.web.test_end_to_end import Server
+from webapp.web.connections import Connections
 
 
 def handshake(url: str) -> requests.Response:
@@ -70,3 +74,85 @@ def test_a_handshake_counts_against_the_connects_per_address(tmp_path: Path) -> 
     finally:
         server.stop()
     assert "Traceback" not in (tmp_path / "log").read_text(errors="replace")
+
+
+class FakeSocket:
+    def __init__(self) -> None:
+        self.closed = False
+
+    def close(self, wait: bool = True, reason: object = None) -> None:
+        self.closed = True
+
+
+class FakeEngineIO:
+    """What ``Connections`` uses of an Engine.IO server: its handlers, sockets and reasons."""
+
+    class reason:  # Engine.IO names it so
+        SERVER_DISCONNECT = "server disconnect"
+
+    def __init__(self, on_message: Callable[[str, Any], Any]) -> None:
+        self.handlers: dict[str, Callable[..., Any]] = {"message": on_message}
+        self.sockets: dict[str, FakeSocket] = {}
+
+    def on(self, event: str, handler: Callable[..., Any]) -> None:
+        self.handlers[event] = handler
+
+
+class LetIn:
+    def check(self, kind: str, who: object, address: object) -> None:
+        return None
+
+
+class HeldTimers:
+    """The timer's calls, run when the test says."""
+
+    def __init__(self) -> None:
+        self.calls: list[Callable[[], None]] = []
+
+    def call_later(self, delay: float, call: Callable[[], None]) -> None:
+        self.calls.append(call)
+
+
+def guarded(
+    on_message: Callable[[str, Any], Any], joined: set[str]
+) -> tuple[FakeEngineIO, HeldTimers]:
+    eio, timers = FakeEngineIO(on_message), HeldTimers()
+    Connections(eio, lambda sid: sid in joined, LetIn(), None, timers)  # type: ignore[arg-type]
+    eio.sockets["s1"] = FakeSocket()
+    eio.handlers["connect"]("s1", {"REMOTE_ADDR": "10.0.0.1"})
+    return eio, timers
+
+
+def test_a_connect_under_way_when_the_join_check_comes_is_heard_out_first() -> None:
+    """The check used to close a session whose CONNECT came in the instant after it
+    looked: its page, joined by then, was cut off and had to reconnect."""
+    joined: set[str] = set()
+    inside, release = threading.Event(), threading.Event()
+
+    def on_message(sid: str, data: Any) -> None:  # Socket.IO's CONNECT, slow to finish
+        inside.set()
+        release.wait(WAIT)
+        joined.add(sid)
+
+    eio, timers = guarded(on_message, joined)
+    message = threading.Thread(target=eio.handlers["message"], args=("s1", "40"))
+    message.start()
+    assert inside.wait(WAIT)
+    check = threading.Thread(target=timers.calls[0])
+    check.start()
+    check.join(0.5)
+    assert check.is_alive() and not eio.sockets["s1"].closed  # it waits for the CONNECT
+    release.set()
+    message.join(WAIT)
+    check.join(WAIT)
+    assert not eio.sockets["s1"].closed
+
+
+def test_a_session_closed_for_joining_nothing_hears_no_late_connect() -> None:
+    joined: set[str] = set()
+    heard: list[Any] = []
+    eio, timers = guarded(lambda sid, data: heard.append(data), joined)
+    timers.calls[0]()
+    assert eio.sockets.get("s1") is None
+    eio.handlers["message"]("s1", "40")
+    assert heard == []

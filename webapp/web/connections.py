@@ -12,6 +12,8 @@ s, and nobody else could even start a game). Here, at Engine.IO's handshake:
   ``session``, so that a page's handshake and its CONNECT do not halve it);
 * at most ``CONNECTIONS_PER_ADDRESS`` sessions of one address are open at once;
 * a session that has joined no namespace ``JOIN_SECONDS`` after it opened is closed.
+  Its messages and that check take turns (``_Unjoined``): a CONNECT under way when the
+  check comes is heard out first, and one that comes after the close is not heard.
 
 A refused handshake is Engine.IO's 401 with the reason; the page's client retries later.
 """
@@ -35,6 +37,16 @@ JOIN_SECONDS = 10.0
 NAMESPACE = "/"
 
 
+class _Unjoined:
+    """A session before its join check: its messages and the check take turns."""
+
+    __slots__ = ("closed", "lock")
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.closed = False  # closed for joining nothing: a late message is not heard
+
+
 class Connections:
     """The guard, wrapped around an Engine.IO server's ``connect`` and ``disconnect``."""
 
@@ -54,10 +66,13 @@ class Connections:
         self._lock = threading.Lock()
         self._open: Counter[str] = Counter()  # address -> its sessions open
         self._address: dict[str, str] = {}  # eio sid -> its address
+        self._unjoined: dict[str, _Unjoined] = {}  # eio sid -> its guard, until its check
         self._on_connect = eio.handlers.get("connect")
         self._on_disconnect = eio.handlers.get("disconnect")
+        self._on_message = eio.handlers.get("message")
         eio.on("connect", self._connect)
         eio.on("disconnect", self._disconnect)
+        eio.on("message", self._message)
 
     def open_count(self, address: str) -> int:
         with self._lock:
@@ -74,6 +89,7 @@ class Connections:
                 return f"Too many connections from your network address (at most {self.cap})."
             self._open[address] += 1
             self._address[eio_sid] = address
+            self._unjoined[eio_sid] = _Unjoined()
         try:
             answer = self._on_connect(eio_sid, environ) if self._on_connect else None
         except BaseException:
@@ -91,7 +107,19 @@ class Connections:
         finally:
             self._forget(eio_sid)
 
+    def _message(self, eio_sid: str, data: Any) -> Any:
+        """Engine.IO's message handler: until its join check, a session's messages take
+        turns with it; after, they go straight on."""
+        guard = self._unjoined.get(eio_sid)
+        if guard is None:
+            return self._on_message(eio_sid, data) if self._on_message else None
+        with guard.lock:
+            if guard.closed:
+                return None  # closed for joining nothing: its late CONNECT is not heard
+            return self._on_message(eio_sid, data) if self._on_message else None
+
     def _forget(self, eio_sid: str) -> None:
+        self._unjoined.pop(eio_sid, None)
         with self._lock:
             address = self._address.pop(eio_sid, None)
             if address is not None:
@@ -100,11 +128,18 @@ class Connections:
                     del self._open[address]
 
     def _check_joined(self, eio_sid: str) -> None:
-        """On the timer's thread: close the session if it is open and joined nothing."""
+        """On the timer's thread: close the session if it is open and joined nothing (a
+        message under way, its CONNECT perhaps, is heard out first)."""
+        guard = self._unjoined.get(eio_sid)
         with self._lock:
             still_open = eio_sid in self._address
-        if not still_open or self.joined(eio_sid):
+        if guard is None or not still_open:
             return
+        with guard.lock:
+            if self.joined(eio_sid):
+                self._unjoined.pop(eio_sid, None)
+                return
+            guard.closed = True
         log.info("session %s joined nothing in %.0f s: closed", eio_sid, self.join_seconds)
         # Engine.IO's ``disconnect`` would wait for a long-polling client to take its
         # last packet, on this (shared) timer thread: closed without waiting instead.
