@@ -4,7 +4,9 @@ Socket.IO packets that cannot be read."""
 from __future__ import annotations
 
 import logging
+import socket
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -15,6 +17,7 @@ from limits import parse
 
 from tests.web.helpers import Listener, create, make_app
 from webapp import protocol
+from webapp.web import admission as admission_module
 from webapp.web.admission import Admission, LocalWindows, RateLimited, windows_at
 from webapp.web.app import close_app
 from webapp.web.config import DEFAULTS
@@ -333,3 +336,22 @@ def test_local_windows_drop_the_counters_of_browsers_gone_quiet() -> None:
 def test_memory_storage_is_counted_in_process_and_redis_in_limits() -> None:
     assert isinstance(windows_at("memory://"), LocalWindows)
     assert not isinstance(windows_at("redis://127.0.0.1:1"), LocalWindows)
+
+
+def test_a_redis_that_stops_answering_fails_a_check_instead_of_holding_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A check counted in Redis waited for ever on one that took the connection and never
+    answered; the join check runs on the timer thread every socket's pings share."""
+    monkeypatch.setattr(admission_module, "REDIS_TIMEOUT", 0.3)
+    silent = socket.socket()  # listens (the kernel accepts), never reads or answers
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(8)
+    try:
+        windows = windows_at(f"redis://127.0.0.1:{silent.getsockname()[1]}")
+        started = time.monotonic()
+        with pytest.raises(Exception, match=r"(?i)timeout|timed out"):
+            windows.hit(parse("3/minute"), "event", "addr", "10.0.0.1")
+        assert time.monotonic() - started < 10  # not held: failed after its timeout
+    finally:
+        silent.close()

@@ -77,11 +77,14 @@ def test_a_handshake_counts_against_the_connects_per_address(tmp_path: Path) -> 
 
 
 class FakeSocket:
-    def __init__(self) -> None:
-        self.closed = False
+    """An Engine.IO socket: closing it calls the server's disconnect handler at once."""
+
+    def __init__(self, eio: FakeEngineIO, sid: str) -> None:
+        self.eio, self.sid, self.closed = eio, sid, False
 
     def close(self, wait: bool = True, reason: object = None) -> None:
         self.closed = True
+        self.eio.handlers["disconnect"](self.sid, reason)
 
 
 class FakeEngineIO:
@@ -115,17 +118,19 @@ class HeldTimers:
 
 def guarded(
     on_message: Callable[[str, Any], Any], joined: set[str]
-) -> tuple[FakeEngineIO, HeldTimers]:
+) -> tuple[FakeEngineIO, HeldTimers, FakeSocket]:
     eio, timers = FakeEngineIO(on_message), HeldTimers()
     Connections(eio, lambda sid: sid in joined, LetIn(), None, timers)  # type: ignore[arg-type]
-    eio.sockets["s1"] = FakeSocket()
+    socket = eio.sockets["s1"] = FakeSocket(eio, "s1")
     eio.handlers["connect"]("s1", {"REMOTE_ADDR": "10.0.0.1"})
-    return eio, timers
+    return eio, timers, socket
 
 
 def test_a_connect_under_way_when_the_join_check_comes_is_heard_out_first() -> None:
     """The check used to close a session whose CONNECT came in the instant after it
-    looked: its page, joined by then, was cut off and had to reconnect."""
+    looked: its page, joined by then, was cut off and had to reconnect. Now the check,
+    on the timer thread every socket's pings share, never waits for the handler: it
+    looks again a moment later."""
     joined: set[str] = set()
     inside, release = threading.Event(), threading.Event()
 
@@ -134,25 +139,26 @@ def test_a_connect_under_way_when_the_join_check_comes_is_heard_out_first() -> N
         release.wait(WAIT)
         joined.add(sid)
 
-    eio, timers = guarded(on_message, joined)
-    message = threading.Thread(target=eio.handlers["message"], args=("s1", "40"))
+    eio, timers, socket = guarded(on_message, joined)
+    message = threading.Thread(target=eio.handlers["message"], args=("s1", "0"), daemon=True)
     message.start()
     assert inside.wait(WAIT)
-    check = threading.Thread(target=timers.calls[0])
-    check.start()
-    check.join(0.5)
-    assert check.is_alive() and not eio.sockets["s1"].closed  # it waits for the CONNECT
+    timers.calls[0]()  # the check, while the CONNECT is handled: returns at once
+    assert not socket.closed and len(timers.calls) == 2  # and looks again later
     release.set()
     message.join(WAIT)
-    check.join(WAIT)
-    assert not eio.sockets["s1"].closed
+    assert not message.is_alive()
+    timers.calls[1]()
+    assert not socket.closed and "s1" in eio.sockets
 
 
 def test_a_session_closed_for_joining_nothing_hears_no_late_connect() -> None:
-    joined: set[str] = set()
+    """A packet read before the close (a polling POST, a buffered frame) reached
+    Socket.IO after it, for a session it had forgotten (a traceback and a room entry
+    for good)."""
     heard: list[Any] = []
-    eio, timers = guarded(lambda sid, data: heard.append(data), joined)
+    eio, timers, socket = guarded(lambda sid, data: heard.append(data), set())
     timers.calls[0]()
-    assert eio.sockets.get("s1") is None
-    eio.handlers["message"]("s1", "40")
+    assert socket.closed and eio.sockets.get("s1") is None
+    eio.handlers["message"]("s1", "0")
     assert heard == []

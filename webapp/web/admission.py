@@ -139,11 +139,21 @@ class LocalWindows:
         return kept[0][0] + item.get_expiry() - now
 
 
+#: Seconds a shared storage (Redis) may take to answer a check before it fails.
+REDIS_TIMEOUT = 5.0
+#: The storage URIs ``limits`` hands to a Redis client (they take its timeouts).
+REDIS_SCHEMES = frozenset({"redis", "rediss", "redis+unix"})
+
+
 class SharedWindows:
     """Moving windows in a ``limits`` storage (Redis: shared by the processes)."""
 
     def __init__(self, storage_uri: str) -> None:
-        self.limiter = MovingWindowRateLimiter(storage_from_string(storage_uri))
+        # A Redis that stops answering fails a check after a while instead of holding its
+        # thread for good (the join check runs on the timer thread every socket's pings share).
+        waits = {"socket_timeout": REDIS_TIMEOUT, "socket_connect_timeout": REDIS_TIMEOUT}
+        options = waits if storage_uri.split(":", 1)[0] in REDIS_SCHEMES else {}
+        self.limiter = MovingWindowRateLimiter(storage_from_string(storage_uri, **options))
 
     def test(self, item: RateLimitItem, *ids: str) -> bool:
         return self.limiter.test(item, *ids)

@@ -33,6 +33,8 @@ log = logging.getLogger(__name__)
 
 #: Seconds a session may stay open without joining a namespace (a page joins at once).
 JOIN_SECONDS = 10.0
+#: Seconds before the join check looks again at a session whose message is being handled.
+RECHECK_SECONDS = 0.25
 #: Socket.IO's namespace our pages join.
 NAMESPACE = "/"
 
@@ -112,6 +114,8 @@ class Connections:
         turns with it; after, they go straight on."""
         guard = self._unjoined.get(eio_sid)
         if guard is None:
+            if eio_sid not in self._address:
+                return None  # closed already (a packet read before the close): nobody to hear
             return self._on_message(eio_sid, data) if self._on_message else None
         with guard.lock:
             if guard.closed:
@@ -135,11 +139,18 @@ class Connections:
             still_open = eio_sid in self._address
         if guard is None or not still_open:
             return
-        with guard.lock:
+        # The timer's thread is every socket's pings' too: it never waits for a message's
+        # handler (a CONNECT counted in Redis), it looks again a moment later.
+        if not guard.lock.acquire(blocking=False):
+            self.timers.call_later(RECHECK_SECONDS, lambda: self._check_joined(eio_sid))
+            return
+        try:
             if self.joined(eio_sid):
                 self._unjoined.pop(eio_sid, None)
                 return
             guard.closed = True
+        finally:
+            guard.lock.release()
         log.info("session %s joined nothing in %.0f s: closed", eio_sid, self.join_seconds)
         # Engine.IO's ``disconnect`` would wait for a long-polling client to take its
         # last packet, on this (shared) timer thread: closed without waiting instead.
