@@ -175,6 +175,7 @@ function applyState(state) {
   friendPanel?.heard(before, state, !joining || connections > 1); // the rematch made while this page is open
   const overNow = before.status === "playing" && state.status !== "playing"; // the review is open now
   if (joining || overNow || (state.settings.show_analysis && !before.settings.show_analysis)) fillGraph();
+  if (joining) document.body.dataset.joined = String(connections); // the join's answer is in (which connection's)
   joining = false;
 }
 

@@ -70,6 +70,11 @@ class GamePage:
     def moves(self) -> Locator:
         return self.page.locator("#moves .move")
 
+    def wait_joined(self) -> None:
+        """Wait for the page's join to be answered: its state is in, the form set from it
+        (a page acted on before that has its edits overwritten by the join's state)."""
+        expect(self.page.locator("body")).to_have_attribute("data-joined", re.compile(r"^\d+$"))
+
     def wait_for_my_turn(self) -> None:
         expect(self.page.locator(".board.is-interactive")).to_have_count(
             1, timeout=ENGINE_TIMEOUT_MS

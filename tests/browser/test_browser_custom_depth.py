@@ -76,6 +76,7 @@ def test_each_game_says_and_enforces_its_own_depth_bound(page: Page) -> None:
 def test_a_games_settings_form_holds_its_own_bound(page: Page) -> None:
     ui = GamePage(page)
     ui.open_new("game=tictactoe&level=custom&depth=5&engine_plays=second")
+    ui.wait_joined()  # the join's state sets the form: edits made before it are overwritten
     depth = page.get_by_label("Depth (plies)")
     expect(depth).to_have_value("5")
     expect(page.locator('[data-range-of="depth"]')).to_have_text("A whole number from 1 to 9.")
@@ -100,6 +101,7 @@ def test_a_refused_depth_in_a_games_settings_comes_into_view_clear_of_the_notice
     page = sized
     ui = GamePage(page)
     ui.open_new("game=tictactoe&level=custom&depth=5&engine_plays=second")
+    ui.wait_joined()  # the join's state sets the form: edits made before it are overwritten
     depth = page.get_by_label("Depth (plies)")
     depth.scroll_into_view_if_needed()
     depth.evaluate("(el) => window.scrollBy(0, el.getBoundingClientRect().bottom - innerHeight)")
@@ -122,6 +124,7 @@ def test_a_depth_stored_past_the_games_bound_shows_as_the_bound(page: Page) -> N
     not a red 30 that the server would refuse if sent back."""
     ui = GamePage(page)
     ui.open_new("game=tictactoe&level=custom&depth=5&engine_plays=second")
+    ui.wait_joined()  # the join's state sets the form: edits made before it are overwritten
     depth = page.get_by_label("Depth (plies)")
     expect(depth).to_have_value("5")
     page.evaluate(
