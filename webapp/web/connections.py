@@ -50,7 +50,7 @@ class _Unjoined:
 
 
 class Connections:
-    """The guard, wrapped around an Engine.IO server's ``connect`` and ``disconnect``."""
+    """The guard, wrapped around an Engine.IO server's connect, disconnect and message."""
 
     def __init__(
         self,
