@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 import socket
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -349,9 +348,7 @@ def test_a_redis_that_stops_answering_fails_a_check_instead_of_holding_it(
     silent.listen(8)
     try:
         windows = windows_at(f"redis://127.0.0.1:{silent.getsockname()[1]}")
-        started = time.monotonic()
         with pytest.raises(Exception, match=r"(?i)timeout|timed out"):
             windows.hit(parse("3/minute"), "event", "addr", "10.0.0.1")
-        assert time.monotonic() - started < 10  # not held: failed after its timeout
     finally:
         silent.close()

@@ -134,10 +134,8 @@ class Connections:
     def _check_joined(self, eio_sid: str) -> None:
         """On the timer's thread: close the session if it is open and joined nothing (a
         message under way, its CONNECT perhaps, is heard out first)."""
-        guard = self._unjoined.get(eio_sid)
-        with self._lock:
-            still_open = eio_sid in self._address
-        if guard is None or not still_open:
+        guard = self._unjoined.get(eio_sid)  # gone once the session ended (``_forget``)
+        if guard is None:
             return
         # The timer's thread is every socket's pings' too: it never waits for a message's
         # handler (a CONNECT counted in Redis), it looks again a moment later.
