@@ -394,3 +394,76 @@ def test_a_save_nobody_asks_to_write_goes_for_the_connection_itself(
         assert store.get("a") == record
     finally:
         store.close()
+
+
+# -- a save writes what changed (``rows.changed_columns``) -----------------------------------
+
+
+@pytest.fixture
+def updates(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The columns each save sets from now on (its compare-and-set ``UPDATE``)."""
+    seen: list[list[str]] = []
+    update = sqlite_module._update
+
+    def recorded(columns: tuple[str, ...]) -> str:
+        seen.append(list(columns))
+        return update(columns)
+
+    monkeypatch.setattr(sqlite_module, "_update", recorded)
+    return seen
+
+
+def test_a_save_writes_only_the_columns_that_changed_since_its_version(
+    store: SQLiteStore, path: Path, updates: list[list[str]]
+) -> None:
+    """A move within the second of the game's last change writes its moves and version,
+    and no column of an index (updated_at, status, seat): its row reads back whole."""
+    record = game_record("g1")
+    store.create(record)
+    game = store.get("g1")
+    assert game is not None
+    game.moves += "4"
+    store.save(game)
+    assert updates == [["moves", "version"]]
+    game.moves += "3"
+    game.updated_at = "2031-01-01T00:00:00+00:00"
+    game.last_engine_move = {"move": "3", "moves": game.moves[:-1]}
+    store.save(game)
+    assert updates[1] == ["moves", "last_engine_move", "updated_at", "version"]
+    again = SQLiteStore(path)  # no cache: the database's own row
+    try:
+        assert again.get("g1") == game
+    finally:
+        again.close()
+
+
+def test_a_save_the_cache_cannot_vouch_for_writes_every_column(
+    store: SQLiteStore, path: Path, updates: list[list[str]]
+) -> None:
+    """With no row of the version a save was read at, nothing is taken as unchanged; a
+    save of a version another connection has moved past is refused by the compare-and-set
+    whatever it writes."""
+    store.create(game_record("g1"))
+    mine = store.get("g1")
+    assert mine is not None
+    store._cache.clear()
+    mine.moves += "4"
+    store.save(mine)
+    assert updates == [list(rows_module.UPDATED)]
+    other = SQLiteStore(path)
+    try:
+        theirs = other.get("g1")
+        assert theirs is not None
+        theirs.moves += "3"
+        other.save(theirs)
+        mine.moves += "5"
+        with pytest.raises(VersionConflict):
+            store.save(mine)
+        current = store.get("g1")
+        assert current is not None and current.moves == theirs.moves
+        current.moves += "5"
+        store.save(current)  # read afresh: its own version's row
+        assert updates[-1] == ["moves", "version"]
+        assert other.get("g1") == current
+    finally:
+        other.close()

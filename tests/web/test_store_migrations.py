@@ -39,7 +39,7 @@ VERSION_2_CHANGES = """
 ALTER TABLE games ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
 CREATE INDEX games_by_update ON games (updated_at);
 """
-CURRENT_INDEXES = ["games_by_guest", "games_by_seat", "games_by_status", "games_by_update"]
+CURRENT_INDEXES = ["games_by_guest", "games_by_seat", "games_by_status"]
 
 
 def make_version_1_database(backend: Backend) -> None:

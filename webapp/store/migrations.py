@@ -20,8 +20,9 @@ from webapp.store.errors import SchemaError
 #: 3: the ``games_by_seat`` index (a browser's own games); 4: ``games.preset`` (the moves a
 #: game was made with); 5: ``games.friend`` (a game between two people); 6: the
 #: ``games_by_guest`` index (the games where a browser took the second seat); 7: the
-#: ``server_alive`` table (when a server was last known up: clocks stop while none is).
-SCHEMA_VERSION = 7
+#: ``server_alive`` table (when a server was last known up: clocks stop while none is); 8:
+#: ``games_by_update`` dropped (pruning reads ``games_by_status``; every save rewrote it).
+SCHEMA_VERSION = 8
 
 #: SQL statements run in order, or a function of the backend's connection.
 Migration: TypeAlias = tuple[str, ...] | Callable[[Any], None]

@@ -133,6 +133,24 @@ def update_row(record: GameRecord) -> tuple[tuple[Any, ...], list[Any]]:
     return row, [row[i] for i in _UPDATED_AT] + [record.id, record.version]
 
 
+def changed_columns(row: Sequence[Any], before: Sequence[Any] | None) -> tuple[str, ...]:
+    """The ``UPDATED`` columns a save of ``row`` must write over ``before``, the row of the
+    version it was read at (None: not known, all of them); the version always.
+
+    Every committed change grows a game's version, so the row of a version is one row:
+    a column equal in both need not be written. An index whose columns are not written
+    is left alone (SQLite rewrites an index entry for any column it is told to set,
+    equal or not): a save of moves within the second its game last changed writes the
+    game's row and no index (docs/operations.md, "A move's CPU")."""
+    if before is None or len(before) != len(row) or before[_VERSION_AT] != row[_VERSION_AT] - 1:
+        return UPDATED
+    return tuple(
+        name
+        for name, at in zip(UPDATED, _UPDATED_AT, strict=True)
+        if name == "version" or row[at] != before[at]
+    )
+
+
 def update_values(record: GameRecord) -> list[Any]:
     """The parameters of a compare-and-set save of ``record`` (``update_row``)."""
     return update_row(record)[1]
@@ -168,6 +186,12 @@ class RowCache:
             self._rows[game_id] = (kept[0], self.clock())
             self._rows.move_to_end(game_id)
             return kept[0]
+
+    def peek(self, game_id: str) -> tuple[Any, ...] | None:
+        """The game's cached row, if any, as ``get`` but not counted as a use."""
+        with self._guard:
+            kept = self._rows.get(game_id)
+            return None if kept is None else kept[0]
 
     def put(self, row: Sequence[Any]) -> None:
         """Keep ``row`` (in ``COLUMNS`` order, validated) as its game's current row."""

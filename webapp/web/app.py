@@ -17,7 +17,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import socketio as socketio_server
 from flask import Flask, Request, Response
 from flask.sessions import SessionInterface, SessionMixin
 from werkzeug.middleware.proxy_fix import ProxyFix
@@ -43,6 +42,7 @@ from webapp.web import (
     origin,
     pages,
     polling,
+    rooms,
     sockets,  # noqa: F401  (importing it registers its handlers)
     tree,
     websocket,
@@ -220,8 +220,8 @@ def client_manager(redis_url: str | None) -> Any:
     Always passed: the ``SocketIO`` object keeps its options from one app to the next.
     """
     if redis_url is None:
-        return socketio_server.Manager()
-    return socketio_server.RedisManager(redis_url, channel="flask-socketio")
+        return rooms.Rooms()
+    return rooms.RedisRooms(redis_url, channel="flask-socketio")
 
 
 def retention_schedule(app: Flask, store: GameStore) -> RetentionSchedule | None:
