@@ -6,7 +6,7 @@ The layers, top to bottom (an arrow is "imports"; none points up):
       -> web, search_host
       -> services
       -> store, search_pool
-      -> game_settings -> protocol       (definitions the layers above share)
+      -> game_settings -> protocol, json_text  (definitions and helpers the layers above share)
       -> games (+ games/connect4_kernel)  (the rules; they implement the engine's Game)
       -> engine                           (the search; it knows no game)
 
@@ -36,6 +36,7 @@ LAYERS: dict[str, tuple[int, str]] = {
     "engine": (0, "engine"),
     "games": (1, "rules"),
     "protocol": (2, ""),  # a module, not a folder: no package docstring
+    "json_text": (2, ""),  # a module: JSON text for the store and the web alike
     "game_settings": (3, ""),
     "store": (4, "store"),
     "search_pool": (4, "search pool"),

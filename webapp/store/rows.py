@@ -7,7 +7,6 @@ backend hands out only games the service can load.
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
@@ -16,6 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from webapp import json_text
 from webapp.store.errors import CorruptRecord
 from webapp.store.record import GameRecord
 from webapp.store.validate import validate
@@ -63,16 +63,16 @@ def to_row(record: GameRecord) -> tuple[Any, ...]:
         record.id,
         record.game,
         record.moves,
-        json.dumps(record.settings),
+        json_text.dumps(record.settings),
         record.seat_hash,
         record.status,
         record.winner,
-        None if last is None else json.dumps(last),
+        None if last is None else json_text.dumps(last),
         record.created_at,
         record.updated_at,
         record.version,
         record.preset,
-        None if record.friend is None else json.dumps(record.friend),
+        None if record.friend is None else json_text.dumps(record.friend),
     )
 
 
@@ -111,7 +111,7 @@ def _json(game_id: str, column: str, text: Any) -> Any:
     if not isinstance(text, str):
         raise CorruptRecord(game_id, f"{column} is not JSON text: {type(text).__name__}")
     try:
-        return json.loads(text)
+        return json_text.loads(text)
     except (ValueError, RecursionError) as err:  # JSONDecodeError; absurdly deep nesting
         raise CorruptRecord(game_id, f"{column} is not valid JSON: {err}") from None
 

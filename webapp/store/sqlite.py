@@ -124,6 +124,12 @@ def _update(columns: tuple[str, ...]) -> str:
     return f"UPDATE games SET {', '.join(f'{c} = ?' for c in columns)} WHERE id = ? AND version = ?"
 
 
+#: Pruning by age: the unfinished games, then every other status (two ranges of
+#: games_by_status, a row of any status but "playing" included).
+PRUNE_UNFINISHED = "DELETE FROM games WHERE updated_at < ? AND status = 'playing'"
+PRUNE_FINISHED = (
+    "DELETE FROM games WHERE updated_at < ? AND (status < 'playing' OR status > 'playing')"
+)
 _FIRST_ALIVE = "INSERT INTO server_alive (id, alive_ms) VALUES (1, ?) ON CONFLICT (id) DO NOTHING"
 #: Games whose last row ``get`` keeps (``RowCache``): the games in play on a busy server
 #: (a row is a few kilobytes: the whole cache stays a few megabytes, warm in minutes).
@@ -419,14 +425,8 @@ class SQLiteStore:
     def prune(self, *, unfinished_before: str, finished_before: str) -> int:
         unfinished, finished = utc_iso(unfinished_before), utc_iso(finished_before)
         with self._connection(), _guard("prune"), self._transaction():
-            gone = self._db.execute(
-                "DELETE FROM games WHERE updated_at < ? AND status = 'playing'", (unfinished,)
-            ).rowcount
-            gone += self._db.execute(  # two ranges of games_by_status: every other status
-                "DELETE FROM games WHERE updated_at < ? AND (status < 'playing' OR "
-                "status > 'playing')",
-                (finished,),
-            ).rowcount
+            gone = self._db.execute(PRUNE_UNFINISHED, (unfinished,)).rowcount
+            gone += self._db.execute(PRUNE_FINISHED, (finished,)).rowcount
             self._cache.clear()
         return gone
 

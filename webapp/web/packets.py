@@ -17,6 +17,8 @@ from typing import Any
 
 from socketio import packet
 
+from webapp import json_text
+
 #: The event an unreadable packet becomes (never sent by our pages).
 MALFORMED = "malformed_packet"
 #: The packet types a client of ours sends.
@@ -28,7 +30,11 @@ RESERVED = frozenset({"connect", "disconnect", "connect_error", "*"})
 
 
 class SafePacket(packet.Packet):  # type: ignore[misc]  # python-socketio has no type hints
-    """A Socket.IO packet whose decoding never raises: bad input becomes a MALFORMED event."""
+    """A Socket.IO packet whose decoding never raises: bad input becomes a MALFORMED event.
+
+    Its JSON is ``json_text.Packets``: what is sent is written by orjson."""
+
+    json = json_text.Packets
 
     def __init__(self, *args: Any, encoded_packet: Any = None, **kwargs: Any) -> None:
         super().__init__(*args, encoded_packet=encoded_packet, **kwargs)
