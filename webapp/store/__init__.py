@@ -37,18 +37,21 @@ One table, ``games``, one row per game::
     friend            TEXT               JSON object (a game between two people) or NULL
 
 Indexes: ``games_by_status (status, updated_at)`` lists the unfinished games
-for resuming; ``games_by_update (updated_at)`` serves ``prune``;
-``games_by_seat (seat_hash, updated_at)`` and ``games_by_guest (friend's
-guest_hash, updated_at)`` list a browser's own games (either seat); a ``friend``
-that is not JSON indexes as NULL, so one corrupt row cannot stop a migration.
+for resuming and serves ``prune`` (``games_by_update`` did, until version 8: an
+index less for every save to rewrite); ``games_by_seat (seat_hash,
+updated_at)`` and ``games_by_guest (friend's guest_hash, updated_at)`` list a
+browser's own games (either seat); a ``friend`` that is not JSON indexes as
+NULL, so one corrupt row cannot stop a migration.
 
 Versions, consistency, errors
 -----------------------------
 ``save`` is compare-and-set on ``version``: it commits only when the stored
 version is the record's, so two processes can never both apply a change to
-one game; the loser gets ``VersionConflict`` and nothing is written. Every
-row is validated when read (``validate``): ``get`` raises ``CorruptRecord``
-(logged) for a bad row and ``playing`` logs and skips it, so one bad game
+one game; the loser gets ``VersionConflict`` and nothing is written. (SQLite's
+save sets only the columns that changed since that version's row, when it holds
+that row: ``rows.changed_columns``.) Every row is validated when read
+(``validate``): ``get`` raises ``CorruptRecord`` (logged) for a bad row and
+``playing`` logs and skips it, so one bad game
 never stops start-up. A database that cannot be read or written (read-only,
 locked past the busy ``timeout``, I/O error, closed) gives ``StoreUnavailable``
 with a log line naming the operation and the cause.
