@@ -23,7 +23,7 @@ SAMPLES = [
     {"game_id": "abc", "moves": "4433", "move_scores": {"1": {"score": -3, "exact": True}}},
     {1: "int keys, as json writes them", "nested": [[1.5, None, True, False], {"e": 1e-7}]},
     "café ♟",
-    2**70,  # past 64 bits: json writes it
+    2**70 + 1,  # past 64 bits (and no float): json writes and reads it
     "\ud800",  # a lone surrogate (JSON may carry one): json escapes it
     nested(300),  # past orjson's depth: json writes it
 ]
@@ -49,6 +49,11 @@ def test_other_options_are_json_s() -> None:
 
 def test_no_json_numbers_are_written_null_as_browsers_do() -> None:
     assert json_text.dumps([math.nan, math.inf]) == "[null,null]"
+
+
+def test_a_number_past_64_bits_reads_back_exactly() -> None:
+    assert json_text.loads('{"a":[1180591620717411303425]}') == {"a": [2**70 + 1]}
+    assert json_text.loads(json_text.dumps(-(2**64) - 3)) == -(2**64) - 3
 
 
 def test_text_orjson_refuses_is_read_by_json() -> None:

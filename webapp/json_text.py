@@ -12,20 +12,24 @@ save and read of a game encodes or decodes its settings and its last engine move
   browser's ``JSON.parse`` refuses them), are written ``null``, as a browser's
   ``JSON.stringify`` writes them.
 * ``loads``: for text this server wrote (a stored row). orjson reads an integer past 64
-  bits as a float, so what a client sends is read by ``json.loads``, exactly. Text
-  orjson refuses (a lone surrogate escaped, ``NaN``) goes to ``json.loads``, which
-  raises as it always did if it is no JSON at all.
+  bits as a float, so text with a run of 19 digits or more is read by ``json.loads``,
+  exactly, as is what a client sends (``Packets``). Text orjson refuses (a lone
+  surrogate escaped, ``NaN``) goes to ``json.loads``, which raises as it always did if
+  it is no JSON at all.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import orjson
 
 _OPTIONS = orjson.OPT_NON_STR_KEYS  # keys as ``json`` writes them: 1 -> "1"
 _COMPACT = (",", ":")
+#: A number orjson may read as a float (past 64 bits), or a string holding such digits.
+_LONG_DIGITS = re.compile(r"\d{19}")
 
 
 def dumps(obj: Any, **kwargs: Any) -> str:
@@ -40,10 +44,12 @@ def dumps(obj: Any, **kwargs: Any) -> str:
 
 def loads(text: str | bytes) -> Any:
     """``json.loads(text)`` of text this server wrote (see the module's docstring)."""
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return json.loads(text)
+    if isinstance(text, str) and not _LONG_DIGITS.search(text):
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(text)
 
 
 class Packets:

@@ -70,7 +70,7 @@ def test_leaving_every_room_leaves_nothing_behind() -> None:
     assert rooms.get_rooms("b", NS) == ["b"]
     for sid in ("a", "b"):
         rooms.basic_disconnect(sid, NS)
-    assert rooms.rooms == {} and rooms._rooms_of == {}
+    assert rooms.rooms == {} and rooms._rooms_of.get(NS, {}) == {}
 
 
 def test_a_disconnect_forgets_its_callbacks_and_pending_states() -> None:
@@ -99,4 +99,4 @@ def test_the_app_leaves_a_closed_pages_rooms(app: Flask, client: FlaskClient) ->
     staying = manager.sid_from_eio_sid(pages[1].eio_sid, NS)
     assert dict(manager.get_participants(NS, game["id"])) == {staying: pages[1].eio_sid}
     pages[1].disconnect()
-    assert manager._rooms_of == {}
+    assert manager._rooms_of.get(NS, {}) == {}

@@ -467,3 +467,25 @@ def test_a_save_the_cache_cannot_vouch_for_writes_every_column(
         assert other.get("g1") == current
     finally:
         other.close()
+
+
+def test_a_row_changed_by_hand_is_written_whole_by_the_next_save(
+    store: SQLiteStore, path: Path, updates: list[list[str]]
+) -> None:
+    """A hand edit keeps the version: the cache's row of that version is not the file's any
+    more. The save finds the cache cleared (another connection committed) and writes every
+    column, so the file holds the game this process saved, not a mix of the two."""
+    store.create(game_record("g1"))
+    game = store.get("g1")
+    assert game is not None
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE games SET settings = ? WHERE id = 'g1'", ('{"level": "easy"}',))
+    db.close()
+    game.moves += "4"
+    store.save(game)
+    assert updates == [list(rows_module.UPDATED)]
+    again = SQLiteStore(path)
+    try:
+        assert again.get("g1") == game == store.get("g1")
+    finally:
+        again.close()

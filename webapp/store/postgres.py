@@ -239,8 +239,7 @@ class PostgresStore:
                 "DELETE FROM games WHERE updated_at < %s AND status = 'playing'", (unfinished,)
             ).rowcount
             gone += conn.execute(
-                "DELETE FROM games WHERE updated_at < %s AND (status < 'playing' OR "
-                "status > 'playing')",
+                "DELETE FROM games WHERE updated_at < %s AND status IN ('aborted', 'drawn', 'won')",
                 (finished,),
             ).rowcount
         return gone

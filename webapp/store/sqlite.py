@@ -124,12 +124,11 @@ def _update(columns: tuple[str, ...]) -> str:
     return f"UPDATE games SET {', '.join(f'{c} = ?' for c in columns)} WHERE id = ? AND version = ?"
 
 
-#: Pruning by age: the unfinished games, then every other status (two ranges of
-#: games_by_status, a row of any status but "playing" included).
+#: Pruning by age: the unfinished games, then the finished ones, each by games_by_status
+#: (status, then age). A row whose status is none of these is corrupt: it is logged when
+#: read and left for a person to look at.
 PRUNE_UNFINISHED = "DELETE FROM games WHERE updated_at < ? AND status = 'playing'"
-PRUNE_FINISHED = (
-    "DELETE FROM games WHERE updated_at < ? AND (status < 'playing' OR status > 'playing')"
-)
+PRUNE_FINISHED = "DELETE FROM games WHERE updated_at < ? AND status IN ('aborted', 'drawn', 'won')"
 _FIRST_ALIVE = "INSERT INTO server_alive (id, alive_ms) VALUES (1, ?) ON CONFLICT (id) DO NOTHING"
 #: Games whose last row ``get`` keeps (``RowCache``): the games in play on a busy server
 #: (a row is a few kilobytes: the whole cache stays a few megabytes, warm in minutes).
@@ -267,10 +266,7 @@ class SQLiteStore:
 
     def save(self, record: GameRecord) -> None:
         row, _ = update_row(record)
-        # Only what changed since the version it was read at (when this process knows it).
-        columns = changed_columns(row, self._cache.peek(record.id))
-        values = [row[COLUMNS.index(c)] for c in columns] + [record.id, record.version]
-        waiting = _Save(record.id, record.version, row, _update(columns), values)
+        waiting = _Save(record.id, record.version, row)
         with self._saves_guard:
             self._saves.append(waiting)
         if self._lock.acquire(blocking=False):
@@ -340,13 +336,19 @@ class SQLiteStore:
         """Write ``batch`` and tell each save its outcome (``_write_saves``)."""
         try:
             with _guard(f"save {', '.join(repr(each.game_id) for each in batch)}"):
+                # No other connection's commit since the cache was confirmed: a cached row
+                # is the file's row of its version, and a save writes only what changed
+                # since (``_statement``); else every column.
+                version = self._file_version()
+                current = version == self._data_version
                 if self._clock() - self._confirmed_at >= FRESH_SECONDS / 2:
-                    self._check_cache()  # while saves keep the connection, reads stay fresh
+                    self._check_cache(version)  # while saves keep the connection, reads stay fresh
                 if len(batch) == 1:
-                    written = [self._db.execute(batch[0].sql, batch[0].values).rowcount == 1]
+                    statement = self._statement(batch[0], current)
+                    written = [self._db.execute(*statement).rowcount == 1]
                 else:
                     with self._transaction():
-                        written = [self._db.execute(each.sql, each.values).rowcount == 1
+                        written = [self._db.execute(*self._statement(each, current)).rowcount == 1
                                    for each in batch]  # fmt: skip
         except BaseException as err:
             for each in batch:
@@ -360,6 +362,17 @@ class SQLiteStore:
             else:
                 self._cache.drop(each.game_id)
                 each.fail(VersionConflict(each.game_id, each.version))
+
+    def _statement(self, save: _Save, current: bool) -> tuple[str, list[Any]]:
+        """The compare-and-set ``UPDATE`` of ``save`` and its values: the columns that changed
+        since the version it was read at, when the cache is ``current`` (no other
+        connection has committed since it was confirmed; the connection is held) and has
+        that version's row; else every column. A row changed in the file without its
+        version (a hand edit) was changed by another connection: not current."""
+        before = self._cache.peek(save.game_id) if current else None
+        columns = changed_columns(save.row, before)
+        values = [save.row[COLUMNS.index(c)] for c in columns]
+        return _update(columns), [*values, save.game_id, save.version]
 
     def last_alive(self) -> int | None:
         with self._connection(), _guard("last_alive"):
@@ -390,10 +403,16 @@ class SQLiteStore:
             row = self._db.execute("SELECT outages FROM server_alive WHERE id = 1").fetchone()
         return [] if row is None else outages_of(row[0])
 
-    def _check_cache(self) -> None:
+    def _file_version(self) -> int:
+        """SQLite's ``data_version``: it changes when another connection commits (the lock
+        is held). Commits of this connection leave it as it is."""
+        return int(self._db.execute("PRAGMA data_version").fetchone()[0])
+
+    def _check_cache(self, version: int | None = None) -> None:
         """Clear the cache if another connection has committed since it was filled (the
-        lock is held). Commits of this connection leave ``data_version`` as it is."""
-        version = int(self._db.execute("PRAGMA data_version").fetchone()[0])
+        lock is held; ``version``: ``_file_version()`` if just read)."""
+        if version is None:
+            version = self._file_version()
         if version != self._data_version:
             self._cache.clear()
             self._data_version = version
@@ -498,14 +517,11 @@ class SQLiteStore:
 
 @dataclass(eq=False)
 class _Save:
-    """A save waiting for the connection: the row it writes, its ``UPDATE``'s values, and
-    once written its outcome."""
+    """A save waiting for the connection: the row it writes, and once written its outcome."""
 
     game_id: str
     version: int
-    row: tuple[Any, ...]
-    sql: str  # its compare-and-set UPDATE
-    values: list[Any]
+    row: tuple[Any, ...]  # the next version's, its ``UPDATE`` made when it is written
     woken: threading.Event = field(default_factory=threading.Event)  # written, or asked
     written: bool = False  # its outcome is known (``error``: None if it was written)
     error: BaseException | None = None

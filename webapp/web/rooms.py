@@ -19,8 +19,8 @@ class IndexedRooms:
     """A mixin for a python-socketio client manager: ``sid -> rooms`` kept beside the rooms.
 
     As python-socketio's own room maps, it is changed without a lock: each change is
-    a few dictionary and set operations, and a client's own rooms change on its own
-    thread (its events and its disconnect).
+    a few dictionary and set operations on the client's own entry (its events come on
+    its connection's thread; its disconnect may come from another, a ping's timeout).
     """
 
     rooms: dict[Any, dict[Any, Any]]
@@ -38,15 +38,12 @@ class IndexedRooms:
 
     def basic_leave_room(self, sid: str, namespace: Any, room: Any) -> None:
         super().basic_leave_room(sid, namespace, room)  # type: ignore[misc]
-        clients = self._rooms_of.get(namespace)
-        held = None if clients is None else clients.get(sid)
+        held = self._rooms_of.get(namespace, {}).get(sid)
         if held is None:
             return
         held.discard(room)
-        if not held:
-            del clients[sid]  # type: ignore[union-attr]
-            if not clients:
-                self._rooms_of.pop(namespace, None)
+        if not held:  # a namespace's own map stays: one per namespace, never a leak
+            self._rooms_of[namespace].pop(sid, None)
 
     def basic_disconnect(self, sid: str, namespace: Any, **kwargs: Any) -> None:
         """python-socketio's, the client's rooms read from the index instead of searched
