@@ -339,10 +339,11 @@ class SQLiteStore:
                 # No other connection's commit since the cache was confirmed: a cached row
                 # is the file's row of its version, and a save writes only what changed
                 # since (``_statement``); else every column.
+                due = self._clock() - self._confirmed_at >= FRESH_SECONDS / 2
                 version = self._file_version()
                 current = version == self._data_version
-                if self._clock() - self._confirmed_at >= FRESH_SECONDS / 2:
-                    self._check_cache(version)  # while saves keep the connection, reads stay fresh
+                if due:  # while saves keep the connection, reads stay fresh
+                    self._check_cache(version)
                 if len(batch) == 1:
                     statement = self._statement(batch[0], current)
                     written = [self._db.execute(*statement).rowcount == 1]
