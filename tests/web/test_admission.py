@@ -13,11 +13,20 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from limits import parse
+from limits.storage import MemoryStorage
+from limits.strategies import MovingWindowRateLimiter
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from tests.web.helpers import Listener, create, make_app
 from webapp import protocol
 from webapp.web import admission as admission_module
-from webapp.web.admission import Admission, LocalWindows, RateLimited, windows_at
+from webapp.web.admission import (
+    Admission,
+    LocalWindows,
+    RateLimited,
+    SharedWindows,
+    windows_at,
+)
 from webapp.web.app import close_app
 from webapp.web.config import DEFAULTS
 
@@ -338,17 +347,62 @@ def test_memory_storage_is_counted_in_process_and_redis_in_limits() -> None:
 
 
 def test_a_redis_that_stops_answering_fails_a_check_instead_of_holding_it(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     """A check counted in Redis waited for ever on one that took the connection and never
-    answered; the join check runs on the timer thread every socket's pings share."""
+    answered (the join check runs on the timer thread every socket's pings share). It now
+    fails after ``REDIS_TIMEOUT``, and the check passes: the limits fail open, logged."""
     monkeypatch.setattr(admission_module, "REDIS_TIMEOUT", 0.3)
     silent = socket.socket()  # listens (the kernel accepts), never reads or answers
     silent.bind(("127.0.0.1", 0))
     silent.listen(8)
     try:
         windows = windows_at(f"redis://127.0.0.1:{silent.getsockname()[1]}")
-        with pytest.raises(Exception, match=r"(?i)timeout|timed out"):
-            windows.hit(parse("3/minute"), "event", "addr", "10.0.0.1")
+        assert isinstance(windows, SharedWindows)
+        with caplog.at_level(logging.WARNING, logger="webapp.web.admission"):
+            assert windows.hit(parse("3/minute"), "event", "addr", "10.0.0.1")
+        assert windows.down()
+        assert any("TimeoutError" in r.getMessage() for r in caplog.records), caplog.text
     finally:
         silent.close()
+
+
+class Failing:
+    """A limiter whose storage is out of reach; it counts the checks asked of it."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def _fail(self, *_: object) -> bool:
+        self.asked += 1
+        raise RedisConnectionError("Connection refused")
+
+    test = hit = get_window_stats = _fail
+
+
+def test_a_shared_storage_that_fails_is_left_alone_a_while_then_asked_again(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Once the storage failed, checks pass for ``DOWN_SECONDS`` without asking it (a
+    silent Redis would hold each for its timeout), logged once; then it is asked again."""
+    now = [0.0]
+    windows = SharedWindows("memory://", clock=lambda: now[0])
+    failing = Failing()
+    windows.limiter = failing  # type: ignore[assignment]
+    item = parse("1/minute")
+    admission = Admission("memory://", {"event": (None, "1/minute")})
+    admission.limiter = windows
+    with caplog.at_level(logging.WARNING, logger="webapp.web.admission"):
+        for _ in range(5):  # far past the limit: all pass
+            admission.check("event", None, "10.0.0.1")
+    assert failing.asked == 1
+    assert len([r for r in caplog.records if "storage failed" in r.getMessage()]) == 1
+    assert windows.wait(item, "event", "addr", "10.0.0.1") == 1.0
+    now[0] = admission_module.DOWN_SECONDS  # the storage is asked again
+    assert windows.hit(item, "event", "addr", "10.0.0.1")
+    assert failing.asked == 2
+    windows.limiter = MovingWindowRateLimiter(MemoryStorage())  # it answers again: counted
+    now[0] = 3 * admission_module.DOWN_SECONDS
+    admission.check("event", None, "10.0.0.1")
+    with pytest.raises(RateLimited):
+        admission.check("event", None, "10.0.0.1")

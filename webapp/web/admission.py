@@ -19,18 +19,21 @@ hit and sweeps every key each time.
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping
 from contextlib import suppress
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from flask import Flask, current_app, g, request
 from limits import RateLimitItem, parse
+from limits.errors import StorageError
 from limits.storage import storage_from_string
 from limits.strategies import MovingWindowRateLimiter
+from redis.exceptions import RedisError
 
 from webapp import protocol
 from webapp.services import GameError
@@ -139,30 +142,72 @@ class LocalWindows:
         return kept[0][0] + item.get_expiry() - now
 
 
+log = logging.getLogger(__name__)
+_T = TypeVar("_T")
+
 #: Seconds a shared storage (Redis) may take to answer a check before it fails.
 REDIS_TIMEOUT = 5.0
+#: Seconds the shared counts are left alone once their storage failed a check: meanwhile
+#: every check passes (``SharedWindows``), then the storage is asked again.
+DOWN_SECONDS = 10.0
+#: What a shared storage raises when it cannot count (down, silent, or garbled).
+STORAGE_ERRORS = (RedisError, StorageError, OSError)
 #: The storage URIs ``limits`` hands to a Redis client (they take its timeouts).
 REDIS_SCHEMES = frozenset({"redis", "rediss", "redis+unix"})
 
 
 class SharedWindows:
-    """Moving windows in a ``limits`` storage (Redis: shared by the processes)."""
+    """Moving windows in a ``limits`` storage (Redis: shared by the processes).
 
-    def __init__(self, storage_uri: str) -> None:
+    A storage that fails a check lets it pass (fails open, logged once), and every check
+    for ``DOWN_SECONDS`` after it, without asking: the limits guard the games against a
+    flood, and refusing every action while their counts are out of reach would stop every
+    game of every process, the store and the searches being fine. (A silent Redis would
+    otherwise hold each check for ``REDIS_TIMEOUT``.) Then the storage is asked again.
+    """
+
+    def __init__(self, storage_uri: str, clock: Callable[[], float] = time.monotonic) -> None:
         # A Redis that stops answering fails a check after a while instead of holding its
         # thread for good (the join check runs on the timer thread every socket's pings share).
         waits = {"socket_timeout": REDIS_TIMEOUT, "socket_connect_timeout": REDIS_TIMEOUT}
         options = waits if storage_uri.split(":", 1)[0] in REDIS_SCHEMES else {}
         self.limiter = MovingWindowRateLimiter(storage_from_string(storage_uri, **options))
+        self._clock = clock
+        self._down_until = -math.inf
+        self._guard = threading.Lock()
 
     def test(self, item: RateLimitItem, *ids: str) -> bool:
-        return self.limiter.test(item, *ids)
+        return self._counted(lambda: self.limiter.test(item, *ids), True)
 
     def hit(self, item: RateLimitItem, *ids: str) -> bool:
-        return self.limiter.hit(item, *ids)
+        return self._counted(lambda: self.limiter.hit(item, *ids), True)
 
     def wait(self, item: RateLimitItem, *ids: str) -> float:
-        return self.limiter.get_window_stats(item, *ids).reset_time - time.time()
+        stats: Any = self._counted(lambda: self.limiter.get_window_stats(item, *ids), None)
+        return 1.0 if stats is None else stats.reset_time - time.time()
+
+    def down(self) -> bool:
+        """The storage failed a check less than ``DOWN_SECONDS`` ago."""
+        return self._clock() < self._down_until
+
+    def _counted(self, ask: Callable[[], _T], passing: _T) -> _T:
+        if self.down():
+            return passing
+        try:
+            return ask()
+        except STORAGE_ERRORS as err:
+            with self._guard:
+                first = not self.down()
+                self._down_until = self._clock() + DOWN_SECONDS
+            if first:
+                log.warning(
+                    "rate limits: their storage failed a check (%s: %s); every check passes "
+                    "for the next %.0f s",
+                    type(err).__name__,
+                    err,
+                    DOWN_SECONDS,
+                )
+            return passing
 
 
 def windows_at(storage_uri: str) -> Windows:
