@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import datetime
 import json
 import math
 
@@ -10,6 +12,12 @@ from socketio import packet
 
 from webapp import json_text
 from webapp.web.packets import SafePacket
+
+
+@dataclasses.dataclass
+class Point:
+    x: int
+    y: int
 
 
 def nested(depth: int) -> list[object]:
@@ -41,10 +49,11 @@ def test_writing_is_compact_and_leaves_non_ascii_as_it_is() -> None:
     assert json_text.dumps({"a": 1}, separators=(",", ":")) == '{"a":1}'
 
 
-def test_other_options_are_json_s() -> None:
+def test_other_options_are_json_s_and_what_json_refuses_is_refused() -> None:
     assert json_text.dumps({"b": 1, "a": 2}, sort_keys=True) == '{"a":2,"b":1}'
-    with pytest.raises(TypeError):
-        json_text.dumps({"a": object()})
+    for value in (object(), Point(1, 2), datetime.datetime(2026, 1, 1)):
+        with pytest.raises(TypeError):
+            json_text.dumps({"a": value})
 
 
 def test_no_json_numbers_are_written_null_as_browsers_do() -> None:

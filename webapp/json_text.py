@@ -10,7 +10,8 @@ save and read of a game encodes or decodes its settings and its last engine move
   ``json.dumps``. orjson writes no spaces and leaves non-ASCII characters unescaped:
   valid JSON that reads back the same. NaN and the infinities, which are no JSON (a
   browser's ``JSON.parse`` refuses them), are written ``null``, as a browser's
-  ``JSON.stringify`` writes them.
+  ``JSON.stringify`` writes them; an ``Enum`` or a ``UUID``, which ``json`` refuses, is
+  written as its value (nothing sent or stored holds one).
 * ``loads``: for text this server wrote (a stored row). orjson reads an integer past 64
   bits as a float, so text with a run of 19 digits or more is read by ``json.loads``,
   exactly, as is what a client sends (``Packets``). Text orjson refuses (a lone
@@ -26,7 +27,11 @@ from typing import Any
 
 import orjson
 
-_OPTIONS = orjson.OPT_NON_STR_KEYS  # keys as ``json`` writes them: 1 -> "1"
+#: Keys as ``json`` writes them (1 -> "1"); a dataclass or a datetime refused, as ``json``
+#: refuses them (orjson would write them), so a payload that holds one by mistake fails.
+_OPTIONS = (
+    orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
+)
 _COMPACT = (",", ":")
 #: A number orjson may read as a float (past 64 bits), or a string holding such digits.
 _LONG_DIGITS = re.compile(r"\d{19}")
