@@ -42,6 +42,9 @@ from webapp.web.config import DEFAULTS
 from webapp.web.identity import identity
 from webapp.web.origin import may_set_identity
 
+log = logging.getLogger(__name__)
+_T = TypeVar("_T")
+
 #: What is counted, and the config keys of its limits (per identity, per address).
 #: A limit is a ``limits`` string ("10/minute", "100/hour;1000/day"); None or "" = no limit.
 KINDS: dict[str, tuple[str, str]] = {
@@ -141,9 +144,6 @@ class LocalWindows:
             return 0.0
         return kept[0][0] + item.get_expiry() - now
 
-
-log = logging.getLogger(__name__)
-_T = TypeVar("_T")
 
 #: Seconds a shared storage (Redis) may take to answer a check before it fails.
 REDIS_TIMEOUT = 5.0
