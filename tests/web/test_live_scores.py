@@ -282,6 +282,37 @@ def test_while_the_engines_replies_wait_no_scores_are_asked_and_they_come_later(
     assert values(last) == pure_python_scores("tictactoe", "")
 
 
+def test_a_pass_that_would_shed_another_games_is_not_asked_and_comes_later(
+    games: tuple[GameService, HoldingPool, Sent], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Asked while the pool's scores lane is full, a pass would push out the oldest one
+    waiting (another game's), whose news then comes back to be planned again: in a
+    crowd nearly every pass went that way. Such a pass is not asked; it is planned again
+    like a shed one, and the passes waiting keep their places."""
+    monkeypatch.setattr(live_scores, "RETRY_SECONDS", (3600.0,))
+    service, pool, sent = games
+    live = service.searches.live
+    pool.hold.add("scores")
+    waiting = service.create("tictactoe", {"level": "easy"}, owner="me")
+    assert [job.game_id for job in pool.waiting if job.tag[0] == "scores"] == [waiting.id]
+    full = [True]
+    monkeypatch.setattr(pool, "sheds", lambda priority: full[0] and priority == Priority.SCORES)
+    record = service.create("tictactoe", {"level": "easy"}, owner="me")
+    asked = [job for job in pool.waiting if job.tag[0] == "scores"]
+    assert [job.game_id for job in asked] == [waiting.id] and not asked[0].dropped
+    scoring = live._scoring[record.id]
+    assert scoring.retry is not None  # asked again later, as a shed pass is
+
+    full[0] = False  # the lane has room again
+    scoring.retry.cancel()  # due in an hour: run it now
+    live._retry(record.id, scoring)
+    assert [job.game_id for job in pool.waiting if job.tag[0] == "scores"][-1] == record.id
+    pool.release("scores")
+    last = [s for s in scores_of(sent) if s["game_id"] == record.id][-1]
+    assert last["complete"] and not last["solving"]
+    assert values(last) == pure_python_scores("tictactoe", "")
+
+
 def test_a_page_that_joins_gets_the_scores_so_far(app: Flask) -> None:
     state, player = seated(app, "tictactoe", settings={"level": "perfect"})
     scores = player.wait_for(protocol.SCORES, lambda s: s["moves"] == "" and s["complete"])

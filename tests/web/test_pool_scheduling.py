@@ -96,6 +96,19 @@ def test_scores_past_their_limit_shed_the_oldest_and_are_never_refused() -> None
     assert scheduler.refusal(ENGINE, "o", "g") is None  # scores count against no other bound
 
 
+def test_the_scheduler_says_when_a_new_scores_job_would_shed_one() -> None:
+    scheduler = Scheduler(queue_limit=1, owner_limit=1, game_limit=1, scores_limit=2)
+    assert not scheduler.sheds(SCORES)
+    scheduler.add(job("s0", priority=SCORES))
+    assert not scheduler.sheds(SCORES)
+    scheduler.add(job("s1", priority=SCORES))
+    assert scheduler.sheds(SCORES)  # full: the next one would push the oldest out
+    scheduler.add(job("e0", owner="o", game_id="g"))  # the engine's lane is full too
+    assert not scheduler.sheds(ENGINE) and not scheduler.sheds(ANALYSIS)  # refused, never shed
+    assert scheduler.pop(SCORES) is not None
+    assert not scheduler.sheds(SCORES)
+
+
 def test_a_job_sent_ahead_counts_against_the_bounds_until_it_starts() -> None:
     scheduler = Scheduler(queue_limit=1, owner_limit=5, game_limit=5, scores_limit=1)
     piped = job("piped", owner="o", game_id="g")
@@ -255,6 +268,7 @@ def test_scores_past_their_limit_drop_the_oldest_waiting(pools: Pools) -> None:
     ids = [pool.submit(each) for each in made]
     assert pools.recorder.result(ids[0]) == (None, DROPPED)
     assert made[0].dropped and not made[1].dropped
+    assert pool.sheds(SCORES) and not pool.sheds(ENGINE)  # s1 and s2 fill the lane
     pools.holds.release("held")
     pools.recorder.result(ids[2])
     assert pools.recorder.finished == ["s0", "held", "s1", "s2"]

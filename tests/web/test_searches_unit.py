@@ -63,6 +63,9 @@ class InstantPool:
     def has_room(self, *_: Any, **__: Any) -> bool:
         return True
 
+    def sheds(self, *_: Any) -> bool:
+        return False
+
     def cancel(self, job_id: int) -> None:
         return None
 

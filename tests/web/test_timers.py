@@ -76,6 +76,9 @@ class FullPool:
     def has_room(self, *_: Any, **__: Any) -> bool:
         return True  # so it says, then refuses
 
+    def sheds(self, *_: Any) -> bool:
+        return False
+
     def cancel(self, job_id: int) -> None:
         return None
 

@@ -259,6 +259,11 @@ class SearchPool:
         with self._lock:
             return not self._closed and self._scheduler.refusal(priority, owner, game_id) is None
 
+    def sheds(self, priority: Priority) -> bool:
+        """True when a job of that class submitted now would shed another that waits."""
+        with self._lock:
+            return self._scheduler.sheds(priority)
+
     def position(self, job_id: int) -> int | None:
         """A waiting job's place, or None if it is not waiting: in the queue (1 = next
         to be handed to a worker), or in the pipe of the worker it was sent ahead to

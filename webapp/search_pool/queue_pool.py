@@ -256,6 +256,11 @@ class QueuePool:
             return False
         return all(int(n or 0) < limit for n, (_, limit, _) in zip(counts, bounds, strict=True))
 
+    def sheds(self, priority: Priority) -> bool:
+        """False: the hosts shed SCORES work from their own queues, which this process does
+        not count; a job submitted here is taken, and shed there if it must be."""
+        return False
+
     def position(self, job_id: int) -> int | None:
         """A waiting job's place in its shared queue (1 = next), or None if it is not
         waiting (or past the first ``PLACES_SCANNED``)."""

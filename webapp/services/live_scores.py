@@ -446,10 +446,14 @@ class LiveScores:
 
     def _submit(self, scoring: Scoring, limits: Limits, last_pass: bool) -> bool:
         """Submit a pass over the scoring's position; False if the pool refused it (busy),
-        or if it gives way to the engine's replies (``_gives_way``): then it is not even
-        asked, and comes later as a shed one does."""
+        if it gives way to the engine's replies (``_gives_way``), or if the pool's scores
+        passes already waiting fill their lane: then it is not even asked, and comes later
+        as a shed one does. (Asked, it would shed the oldest waiting pass, another game's,
+        whose news of that comes back through the dispatcher to be planned again: in a
+        crowd nearly every pass went that way, a tenth of a move's CPU for nothing.)"""
         record = scoring.record
-        job = None if self._gives_way(record) else self._job(record, limits, Priority.SCORES)
+        gives_way = self.pool.sheds(Priority.SCORES) or self._gives_way(record)
+        job = None if gives_way else self._job(record, limits, Priority.SCORES)
         with self._guard:
             if self._scoring.get(record.id) is not scoring:
                 return True  # the game moved on: nothing was asked
