@@ -11,10 +11,12 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from tests.web.helpers import create
 from webapp.services import game_service
 from webapp.store import GameStore, SQLiteStore, StoreUnavailable
+from webapp.web import admission
 from webapp.web.app import service_of
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -142,3 +144,33 @@ def test_the_pools_counts_and_timings_go_only_to_this_machine(client: FlaskClien
     away = client.get("/healthz", environ_base={"REMOTE_ADDR": "203.0.113.9"}).get_json()
     assert not {"timings", "preempted", "sent_ahead"} & set(away["workers"])
     assert away["workers"]["alive"] == here["alive"] and "queued" in away["workers"]
+
+
+def test_healthz_says_where_the_rate_limits_count_and_when_they_fail_open(
+    app: Flask, client: FlaskClient
+) -> None:
+    """A shared storage (Redis) that fails a check lets every check pass a while (the games
+    go on): the health check says so, and stays 200."""
+    limits = app.extensions[admission.EXTENSION]
+    assert client.get("/healthz").get_json()["rate_limits"] == "local"
+    now = [0.0]
+    shared = admission.SharedWindows("memory://", clock=lambda: now[0])
+    limits.limiter = shared
+    assert client.get("/healthz").get_json()["rate_limits"] == "shared"
+    working, shared.limiter = shared.limiter, Unreachable()  # type: ignore[assignment]
+    assert client.post("/api/games", json={"game": "tictactoe"}).status_code == 201  # passed
+    health = client.get("/healthz")
+    assert health.status_code == 200 and health.get_json()["rate_limits"] == "failing open"
+    shared.limiter = working
+    now[0] = admission.DOWN_SECONDS  # asked again at the next check, which it answers
+    create(client)
+    assert client.get("/healthz").get_json()["rate_limits"] == "shared"
+
+
+class Unreachable:
+    """A rate limiter whose storage refuses every connection."""
+
+    def _fail(self, *_: object) -> bool:
+        raise RedisConnectionError("Connection refused")
+
+    test = hit = get_window_stats = _fail

@@ -239,6 +239,14 @@ class Admission:
             if not self.limiter.hit(item, kind, scope, key):
                 raise self._refusal(item, kind, scope, key)
 
+    def status(self) -> str:
+        """Where the counts are, for the health check: ``"local"`` (this process's),
+        ``"shared"`` (Redis), or ``"failing open"`` while the shared storage is left alone
+        after a failed check (every check passes meanwhile: ``SharedWindows``)."""
+        if isinstance(self.limiter, SharedWindows):
+            return "failing open" if self.limiter.down() else "shared"
+        return "local"
+
     def _refusal(self, item: RateLimitItem, kind: str, scope: str, key: str) -> RateLimited:
         wait = max(1, math.ceil(self.limiter.wait(item, kind, scope, key)))
         who = "this browser" if scope == "id" else "your network address"

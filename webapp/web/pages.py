@@ -28,6 +28,7 @@ from webapp.search_pool import timers
 from webapp.search_pool.supervise import Supervisor
 from webapp.services import GameError
 from webapp.services.positions import chosen_game, preview
+from webapp.web import admission
 from webapp.web.admission import RateLimited, admit, ensure_identity, offer_identity
 from webapp.web.common import address_turn, friend_game, service
 from webapp.web.error_pages import error_page
@@ -76,6 +77,10 @@ def healthz() -> tuple[Response, int]:
     ``threads``: each supervised background loop (``ok`` False while it is down after
     dying, until it is restarted) and the delayed-work thread; any down is a 503.
 
+    ``rate_limits``: where the limits count (``local``, ``shared``), or ``failing open``
+    while their shared storage (Redis) failed a check: the games go on, unguarded by
+    the limits meanwhile, so it is reported but no 503.
+
     The pool's counts and timings (``LOCAL_ONLY``) go only to a request from this machine.
     """
     health = service().health()
@@ -84,6 +89,7 @@ def healthz() -> tuple[Response, int]:
     loops = {} if supervisor is None else supervisor.status()
     loops["timers"] = {"ok": timers.shared().alive()}
     health["threads"] = loops
+    health["rate_limits"] = current_app.extensions[admission.EXTENSION].status()
     health["ok"] = health["ok"] and all(loop["ok"] for loop in loops.values())
     workers = health.get("workers")
     if request.remote_addr not in LOOPBACK and isinstance(workers, dict):
