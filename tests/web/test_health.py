@@ -161,10 +161,12 @@ def test_healthz_says_where_the_rate_limits_count_and_when_they_fail_open(
     assert client.post("/api/games", json={"game": "tictactoe"}).status_code == 201  # passed
     health = client.get("/healthz")
     assert health.status_code == 200 and health.get_json()["rate_limits"] == "failing open"
+    elsewhere = client.get("/healthz", environ_base={"REMOTE_ADDR": "203.0.113.9"})
+    assert "rate_limits" not in elsewhere.get_json()  # nobody else learns when to flood
     shared.limiter = working
-    now[0] = admission.DOWN_SECONDS  # asked again at the next check, which it answers
-    create(client)
+    now[0] = admission.DOWN_SECONDS  # left alone that long: then asked again
     assert client.get("/healthz").get_json()["rate_limits"] == "shared"
+    create(client)  # counted again
 
 
 class Unreachable:

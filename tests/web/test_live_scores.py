@@ -287,21 +287,30 @@ def test_a_pass_that_would_shed_another_games_is_not_asked_and_comes_later(
 ) -> None:
     """Asked while the pool's scores lane is full, a pass would push out the oldest one
     waiting (another game's), whose news then comes back to be planned again: in a
-    crowd nearly every pass went that way. Such a pass is not asked; it is planned again
-    like a shed one, and the passes waiting keep their places."""
+    crowd nearly every pass went that way. In a game with quick replies such a pass is
+    not asked; it is planned again like a shed one, and the passes waiting keep their
+    places. At Perfect it is asked still: the player's scores choose the pondering."""
     monkeypatch.setattr(live_scores, "RETRY_SECONDS", (3600.0,))
     service, pool, sent = games
     live = service.searches.live
     pool.hold.add("scores")
     waiting = service.create("tictactoe", {"level": "easy"}, owner="me")
-    assert [job.game_id for job in pool.waiting if job.tag[0] == "scores"] == [waiting.id]
-    full = [True]
-    monkeypatch.setattr(pool, "sheds", lambda priority: full[0] and priority == Priority.SCORES)
+    before = [job for job in pool.waiting if job.tag[0] == "scores"]
+    assert [job.game_id for job in before] == [waiting.id]
+    full, asked_for = [True], []
+
+    def sheds(priority: Priority, count: int = 1) -> bool:
+        asked_for.append(count)
+        return full[0] and priority == Priority.SCORES
+
+    monkeypatch.setattr(pool, "sheds", sheds)
     record = service.create("tictactoe", {"level": "easy"}, owner="me")
-    asked = [job for job in pool.waiting if job.tag[0] == "scores"]
-    assert [job.game_id for job in asked] == [waiting.id] and not asked[0].dropped
+    assert [job for job in pool.waiting if job.tag[0] == "scores"] == before  # in place
     scoring = live._scoring[record.id]
     assert scoring.retry is not None  # asked again later, as a shed pass is
+    perfect = service.create("tictactoe", {"level": "perfect"}, owner="me")
+    assert [job.game_id for job in pool.waiting if job.tag[0] == "scores"][-1] == perfect.id
+    assert asked_for == [1, 1]  # first passes go whole
 
     full[0] = False  # the lane has room again
     scoring.retry.cancel()  # due in an hour: run it now

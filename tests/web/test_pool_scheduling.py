@@ -101,6 +101,7 @@ def test_the_scheduler_says_when_a_new_scores_job_would_shed_one() -> None:
     assert not scheduler.sheds(SCORES)
     scheduler.add(job("s0", priority=SCORES))
     assert not scheduler.sheds(SCORES)
+    assert scheduler.sheds(SCORES, 2)  # one would fit, two would push one out
     scheduler.add(job("s1", priority=SCORES))
     assert scheduler.sheds(SCORES)  # full: the next one would push the oldest out
     scheduler.add(job("e0", owner="o", game_id="g"))  # the engine's lane is full too

@@ -106,6 +106,9 @@ def test_only_exact_solves_are_split() -> None:
     assert [j.limits.root_moves for j in pool.submitted] == [None, None]
     split.submit(pool, scores_job("1234"))  # type: ignore[arg-type]
     assert [j.limits.root_moves for j in pool.submitted[2:]] == [("5", "6", "8"), ("7", "9")]
+    # What a caller asks the pool's room for: as many parts as ``submit`` may queue.
+    assert split.parts_at_most(pool, scores_job("1234")) == 2  # type: ignore[arg-type]
+    assert split.parts_at_most(pool, depth) == 1  # type: ignore[arg-type]
 
 
 def test_a_failed_part_fails_the_whole_job() -> None:

@@ -259,10 +259,10 @@ class SearchPool:
         with self._lock:
             return not self._closed and self._scheduler.refusal(priority, owner, game_id) is None
 
-    def sheds(self, priority: Priority) -> bool:
-        """True when a job of that class submitted now would shed another that waits."""
+    def sheds(self, priority: Priority, count: int = 1) -> bool:
+        """True when ``count`` jobs of that class submitted now would shed others that wait."""
         with self._lock:
-            return self._scheduler.sheds(priority)
+            return self._scheduler.sheds(priority, count)
 
     def position(self, job_id: int) -> int | None:
         """A waiting job's place, or None if it is not waiting: in the queue (1 = next

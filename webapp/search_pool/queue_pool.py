@@ -256,7 +256,7 @@ class QueuePool:
             return False
         return all(int(n or 0) < limit for n, (_, limit, _) in zip(counts, bounds, strict=True))
 
-    def sheds(self, priority: Priority) -> bool:
+    def sheds(self, priority: Priority, count: int = 1) -> bool:
         """False: the hosts shed SCORES work from their own queues, which this process does
         not count; a job submitted here is taken, and shed there if it must be."""
         return False

@@ -10,8 +10,9 @@ Bounds are on memory, not on work: a job is refused only when its owner, its
 game or the whole room already holds too many waiting jobs (checked in that
 order, so a flooding client is told first). SCORES jobs are display work and
 never refused: past ``scores_limit`` waiting, a new one sheds the oldest.
-They do not count against the other bounds. ``sheds`` says when a new one would:
-the live scores then plan their pass for later rather than push another game's out.
+They do not count against the other bounds. ``sheds`` says when new ones would:
+the live scores of a game with quick replies then plan their pass for later rather
+than push another game's out.
 
 Engine moves and analyses are counted apart (per owner, per game and in all:
 ``queue_limit`` for moves, ``analysis_limit`` for analyses), so waiting
@@ -121,10 +122,11 @@ class Scheduler:
         """Every waiting job, in the order they would run if nothing else arrived."""
         return [job for priority in Priority for job in self._lanes[priority]]
 
-    def sheds(self, priority: Priority) -> bool:
-        """Whether a new job of the class would shed a waiting one (``add``): a full SCORES
-        lane."""
-        return priority == Priority.SCORES and len(self._lanes[priority]) >= self.scores_limit
+    def sheds(self, priority: Priority, count: int = 1) -> bool:
+        """Whether ``count`` new jobs of the class would shed waiting ones (``add``): SCORES
+        jobs past the lane's ``scores_limit``."""
+        waiting = len(self._lanes[priority])
+        return priority == Priority.SCORES and waiting + count > self.scores_limit
 
     def refusal(self, priority: Priority, owner: str, game_id: str) -> str | None:
         """Why a new job would be refused, or None if it would be queued."""
@@ -146,7 +148,7 @@ class Scheduler:
         """Queue ``job`` (the caller checked ``refusal``); return a SCORES job it sheds."""
         shed = None
         lane = self._lanes[job.priority]
-        if self.sheds(job.priority):
+        if self.sheds(job.priority):  # one more than the lane holds
             shed = lane.oldest()
             if shed is not None:
                 lane.remove(shed)

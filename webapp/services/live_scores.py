@@ -79,6 +79,7 @@ from webapp.services.engine_job import engine_job
 from webapp.services.locks import Emit, GameLocks, Outbox
 from webapp.services.split import cancel as cancel_parts
 from webapp.services.split import collect as collect_parts
+from webapp.services.split import parts_at_most
 from webapp.services.split import submit as submit_parts
 from webapp.services.state import game_state
 from webapp.store import GameRecord, GameStore, StoreError
@@ -444,16 +445,25 @@ class LiveScores:
         giving way there made the replies slower (docs/operations.md)."""
         return self.dispatch.behind() and short(engine_job(record, self.seed))
 
+    def _would_shed(self, record: GameRecord, job: SearchJob, last_pass: bool) -> bool:
+        """Whether the pass ``job`` (in its parts, a last pass) would push other games'
+        waiting passes out of the pool's full scores lane, in a game whose engine replies
+        are short searches. Each one pushed out came back through the dispatcher to be
+        planned again: in a crowd nearly every pass went that way, for nothing. At Hard
+        and Perfect a pass is asked still, as under ``_gives_way``: the player's scores
+        choose the pondering, which is the engine's reply."""
+        count = parts_at_most(self.pool, job) if last_pass else 1
+        return self.pool.sheds(Priority.SCORES, count) and short(engine_job(record, self.seed))
+
     def _submit(self, scoring: Scoring, limits: Limits, last_pass: bool) -> bool:
         """Submit a pass over the scoring's position; False if the pool refused it (busy),
-        if it gives way to the engine's replies (``_gives_way``), or if the pool's scores
-        passes already waiting fill their lane: then it is not even asked, and comes later
-        as a shed one does. (Asked, it would shed the oldest waiting pass, another game's,
-        whose news of that comes back through the dispatcher to be planned again: in a
-        crowd nearly every pass went that way, a tenth of a move's CPU for nothing.)"""
+        if it gives way to the engine's replies (``_gives_way``), or if it would only push
+        other games' passes out of the pool's queue (``_would_shed``): then it is not even
+        asked, and comes later as a shed one does."""
         record = scoring.record
-        gives_way = self.pool.sheds(Priority.SCORES) or self._gives_way(record)
-        job = None if gives_way else self._job(record, limits, Priority.SCORES)
+        job = None if self._gives_way(record) else self._job(record, limits, Priority.SCORES)
+        if job is not None and self._would_shed(record, job, last_pass):
+            job = None
         with self._guard:
             if self._scoring.get(record.id) is not scoring:
                 return True  # the game moved on: nothing was asked

@@ -61,6 +61,13 @@ def split_moves(moves: list[str], parts: int) -> list[tuple[str, ...]]:
     return [tuple(hand) for hand in hands]
 
 
+def parts_at_most(pool: Pool, job: SearchJob) -> int:
+    """How many jobs ``submit(pool, job)`` queues at most: one per lesser worker for a
+    job worth splitting (fewer if the position has fewer moves), else one."""
+    count = lesser_workers(pool)
+    return count if count >= 2 and worth_splitting(job) else 1
+
+
 def submit(pool: Pool, job: SearchJob, parts: int | None = None) -> None:
     """Submit ``job`` in ``parts`` parts (default: one per lesser worker) or whole.
 

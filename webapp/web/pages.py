@@ -77,9 +77,10 @@ def healthz() -> tuple[Response, int]:
     ``threads``: each supervised background loop (``ok`` False while it is down after
     dying, until it is restarted) and the delayed-work thread; any down is a 503.
 
-    ``rate_limits``: where the limits count (``local``, ``shared``), or ``failing open``
-    while their shared storage (Redis) failed a check: the games go on, unguarded by
-    the limits meanwhile, so it is reported but no 503.
+    ``rate_limits`` (to a request from this machine only: anyone else would learn when
+    to flood): where the limits count (``local``, ``shared``), or ``failing open`` while
+    their shared storage (Redis) failed a check: the games go on, unguarded by the
+    limits meanwhile, so it is reported but no 503.
 
     The pool's counts and timings (``LOCAL_ONLY``) go only to a request from this machine.
     """
@@ -89,10 +90,11 @@ def healthz() -> tuple[Response, int]:
     loops = {} if supervisor is None else supervisor.status()
     loops["timers"] = {"ok": timers.shared().alive()}
     health["threads"] = loops
-    health["rate_limits"] = current_app.extensions[admission.EXTENSION].status()
     health["ok"] = health["ok"] and all(loop["ok"] for loop in loops.values())
     workers = health.get("workers")
-    if request.remote_addr not in LOOPBACK and isinstance(workers, dict):
+    if request.remote_addr in LOOPBACK:
+        health["rate_limits"] = current_app.extensions[admission.EXTENSION].status()
+    elif isinstance(workers, dict):
         for key in LOCAL_ONLY:  # from two looks anyone could read the server's traffic
             workers.pop(key, None)
     return jsonify(health), 200 if health["ok"] else 503
