@@ -50,3 +50,26 @@ def test_the_engines_reply_takes_the_movers_address_turn(
     (reply,) = [job for job in engine_jobs(submitted) if job.game_id == game["id"]]
     assert reply.turn == "addr:127.0.0.1" and reply.owner  # its bounds stay the player's
     assert first["id"] != game["id"]
+
+
+def test_a_games_turn_is_kept_only_while_its_engine_is_to_move(
+    app: Flask,
+    client: FlaskClient,
+    connect: Callable[[FlaskClient], Listener],
+    submitted: list[SearchJob],
+) -> None:
+    """A crowd's finished and waiting games hold nothing: the map of turns grew by every
+    game ever replied to, filling only after an hour of a crowd (the soak's memory)."""
+    searches = app.extensions["lookahead"].searches
+    game = create(client, "tictactoe", settings={"level": "easy"})
+    assert game["id"] not in searches._turns  # its player moves first: no reply to come
+    player = connect(client)
+    player.emit(protocol.JOIN, {"game_id": game["id"]})
+    assert player.emit(protocol.MOVE, {"game_id": game["id"], "move": "5"}) == {"ok": True}
+    player.wait_for(protocol.ENGINE_MOVE)
+    assert game["id"] not in searches._turns  # the reply is made
+    assert any(job.game_id == game["id"] for job in engine_jobs(submitted))
+    first = create(client, "tictactoe", settings={"engine_plays": "first", "level": "easy"})
+    wait_until(lambda: any(job.game_id == first["id"] for job in engine_jobs(submitted)))
+    wait_until(lambda: first["id"] not in searches._turns)  # its first move made
+    assert [job.turn for job in engine_jobs(submitted)] == ["addr:127.0.0.1"] * 2

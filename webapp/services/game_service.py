@@ -217,7 +217,7 @@ class GameService:
             if engine_to_move(record) and not self.searches.has_room(record):
                 raise self._busy()
             self.store.create(record)
-            self.searches.note_turn(record.id, turn)
+            self.searches.note_turn(record, turn)
             self.searches.changed(record, None)  # its state goes with the answer
         return record
 
@@ -291,7 +291,7 @@ class GameService:
                 return status, winner
 
             record = self._save_change(record, play, out)
-            self.searches.note_turn(record.id, turn)
+            self.searches.note_turn(record, turn)
             self.searches.changed(record, out)
             return record
 

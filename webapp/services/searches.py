@@ -71,9 +71,9 @@ RETRY_DELAYS = (2.0, 10.0, 30.0, 60.0)
 #: the game after it (the least recently moved dropped first: about 2 KB a game at most).
 LAST_DEPTHS_GAMES = 1000
 #: Games whose last mover's turn (their address) is kept for the engine's reply
-#: (``note_turn``; the least recently moved dropped first, their replies then take their
-#: player's turn).
-TURNS_KEPT = 10_000
+#: (``note_turn``). A game's entry lasts only while its engine is to move; this bounds the
+#: rest (the least recently moved dropped first, their replies then take their player's turn).
+TURNS_KEPT = 2048
 
 
 @dataclass
@@ -235,15 +235,19 @@ class Searches:
             self.live.start(record, again)
 
     # -- the engine's moves (the caller holds the game's lock) ------------------------
-    def note_turn(self, game_id: str, turn: str) -> None:
+    def note_turn(self, record: GameRecord, turn: str) -> None:
         """The game's engine replies take ``turn``'s turn in the queue (the address of the
         player who moved): a flood of made-up identities from one address shares one turn,
-        and delays another address's reply by a search or two, not minutes."""
-        if not turn:
-            return
+        and delays another address's reply by a search or two, not minutes.
+
+        Kept only while the engine is to move (its reply, or a retry of it, is to come):
+        a game that ended or waits for its player holds nothing here."""
         with self._guard:
-            self._turns[game_id] = turn
-            self._turns.move_to_end(game_id)
+            if not turn or not engine_to_move(record):
+                self._turns.pop(record.id, None)
+                return
+            self._turns[record.id] = turn
+            self._turns.move_to_end(record.id)
             while len(self._turns) > TURNS_KEPT:
                 self._turns.popitem(last=False)
 
@@ -289,9 +293,13 @@ class Searches:
 
     def stop_engine(self, game_id: str, line: bool = True) -> None:
         """Cancel the game's engine search (or its waiting retry), its scores and pondering;
-        and, with ``line``, the search of the line after the engine's last move."""
+        and, with ``line``, the search of the line after the engine's last move and the
+        turn its engine's reply was to take (the game is left; without ``line`` its
+        position changed and the engine may search again at once)."""
         with self._guard:
             task = self._engine.pop(game_id, None)
+            if line:
+                self._turns.pop(game_id, None)
         if task is not None:
             if task.timer is not None:
                 task.timer.cancel()
@@ -438,6 +446,8 @@ class Searches:
         if record is None or record.version != task.version or not engine_to_move(record):
             with self._guard:
                 self._engine.pop(game_id, None)
+                if record is None or not engine_to_move(record):
+                    self._turns.pop(game_id, None)  # no reply of its engine is to come
             return  # the game moved on: this result is stale
         if result is None or not result.get("best_move"):
             self._failed(game_id, task, error or "no move found", out, record)
@@ -471,6 +481,7 @@ class Searches:
             return
         with self._guard:
             self._engine.pop(game_id, None)
+            self._turns.pop(game_id, None)  # its reply is made: the player's move is next
             streamed = list(task.rows) if task.rows_of is job else []
         rows = [thinking_row(job, row) for row in depths] if depths else streamed
         self._remember_depths(game_id, job.moves, result["best_move"], rows)
