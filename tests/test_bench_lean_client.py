@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +23,10 @@ from wsproto.events import AcceptConnection, CloseConnection, Request, TextMessa
 from tests.web.helpers import WAIT, run_async
 from tests.web.test_end_to_end import Server
 from webapp import protocol
-from webapp.bench.lean_players import LoopBarrier
+from webapp.bench.lean_players import LeanPlayer, LoopBarrier
 from webapp.bench.lean_socketio import ConnectFailed, LeanClient
+from webapp.bench.load_players import PlayerPlan, Tally
+from webapp.games import new_game
 
 
 @pytest.mark.slow
@@ -62,6 +65,51 @@ def test_a_lean_client_joins_plays_and_is_refused_like_a_page(tmp_path: Path) ->
         assert refused[1]["code"] == "spectator"  # it holds no seat
         assert reply["game_id"] == state["id"] and reply["moves"] == "4"
         assert reply["move"] in "1234567"
+    finally:
+        server.stop()
+
+
+@pytest.mark.slow
+def test_a_lean_players_next_game_is_asked_over_the_finished_games_connection(
+    tmp_path: Path,
+) -> None:
+    """As the game page's "New game" does: no POST once a game ended on a connection, and
+    the next game is this browser's (a first game, or one whose connection is lost, is
+    made by POST like the home page's)."""
+    server = Server(tmp_path / "games.db", tmp_path / "server.log", "--set", "SEARCH_WARMUP=false")
+    try:
+
+        async def two_games() -> tuple[list[str], list[str], list[str]]:
+            plan = PlayerPlan("tictactoe", {"level": "easy"}, 0, (0.0, 0.0), threading.Event())
+            player = LeanPlayer(server.url, plan, Tally(), 0, asyncio.Event(), None, None)
+            posts: list[str] = []
+            real = player.http.post
+
+            def post(url: str, **options: Any) -> requests.Response:
+                posts.append(url)
+                return real(url, **options)
+
+            player.http.post = post  # type: ignore[method-assign]
+            games = []
+            await player.new_game()  # a first game: by POST
+            games.append(player.game_id)
+            player.position = new_game("tictactoe", "14253")  # as if it ended (X's row)
+            await player.new_game()  # over the connection
+            games.append(player.game_id)
+            assert player.sio is not None and player.sio.connected
+            await player.sio.disconnect()  # the connection lost: by POST again
+            await player.new_game()
+            games.append(player.game_id)
+            await player.close()
+            mine = requests.get(
+                f"{server.url}/api/my/games", timeout=WAIT, cookies=player.http.cookies
+            )
+            return games, posts, [game["id"] for game in mine.json()]
+
+        games, posts, mine = run_async(two_games())
+        assert len(set(games)) == 3 and all(games)
+        assert posts == [f"{server.url}/api/games"] * 2  # the first and the third
+        assert sorted(mine) == sorted(games)  # all three this browser's
     finally:
         server.stop()
 

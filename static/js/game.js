@@ -228,14 +228,18 @@ function review(ply) {
   });
 }
 
-/** A new game or a rematch: over HTTP, so the answer sets this browser's seat cookie. */
+/**
+ * A new game or a rematch, then its page. Asked over the game's connection when it is up
+ * (the identity cookie it was opened with holds the new seat, and the server is spared
+ * a request), else over HTTP, whose answer sets that cookie.
+ */
 let starting = false; // a new game or rematch on its way: a double click makes one game
 async function startAnother(action) {
   if (starting) return;
   starting = true;
   status.info(action === "rematch" ? "Setting up the rematch…" : "Setting up a new game…");
   try {
-    const created = await gameAction(gameId, action);
+    const created = socket.connected ? await socket.another(action) : await gameAction(gameId, action);
     window.location.assign(created.url || `/g/${created.id}`);
   } catch (error) {
     starting = false;

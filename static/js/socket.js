@@ -3,6 +3,9 @@
 // to the page. Event names come from the config the server embeds (one
 // source of truth: webapp/protocol.py); none is spelled out here.
 
+/** How long an action answered over the connection (a new game) may take. */
+const ANSWER_MS = 15000;
+
 /**
  * Connect to the server for `gameId`.
  * `handlers` maps server event names (config.events values) to callbacks,
@@ -45,6 +48,19 @@ export function connectGame(events, gameId, handlers) {
     undo: (ply) => send("undo", { ply }),
     settings: (settings) => send("settings", { settings }),
     analyse: (algorithm, moves) => send("analyse", moves === undefined ? { algorithm } : { algorithm, moves }),
+    /**
+     * The player's next game ("new", "rematch"), asked over this connection: resolves to
+     * {id, url}; rejects with the server's refusal, or when no answer comes in `ms`.
+     */
+    another: (action, ms = ANSWER_MS) =>
+      new Promise((resolve, reject) => {
+        const key = action === "rematch" ? "rematch" : "new_game";
+        socket.timeout(ms).emit(events[key], { game_id: gameId }, (late, reply) => {
+          if (late) reject(new Error("The server did not answer in time: try again."));
+          else if (reply && typeof reply.id === "string") resolve(reply);
+          else reject(new Error(reply?.message || "The server refused that."));
+        });
+      }),
     get connected() {
       return socket.connected;
     },

@@ -3,7 +3,7 @@ opening book replies at once: the second click once landed on the engine's reply
 
 from __future__ import annotations
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, WebSocket, expect
 
 from tests.browser.game_page import GamePage
 
@@ -45,14 +45,27 @@ def test_a_double_click_on_a_cell_says_nothing_of_a_taken_cell(page: Page) -> No
 
 
 def test_a_double_click_on_new_game_starts_one_game(page: Page) -> None:
+    """Asked over the game's connection (no request of its own): one ``new_game`` sent, and
+    this browser has two games, the first and one more."""
     ui = GamePage(page)
+    asked: list[str] = []
+    requests: list[str] = []
+
+    def watch(socket: WebSocket) -> None:
+        socket.on(
+            "framesent", lambda frame: '"new_game"' in str(frame) and asked.append(str(frame))
+        )
+
+    page.on("websocket", watch)
     ui.open_new("game=tictactoe&level=easy&engine_plays=second")
     first = page.url
-    posts: list[str] = []
     page.on(
-        "request", lambda r: r.method == "POST" and r.url.endswith("/new") and posts.append(r.url)
+        "request", lambda r: r.method == "POST" and "/api/games" in r.url and requests.append(r.url)
     )
     page.get_by_role("button", name="New game").dblclick()
     page.wait_for_url(lambda url: url != first and "/g/" in url)
     expect(ui.board).to_be_visible()
-    assert len(posts) == 1, posts
+    assert len(asked) == 1, asked
+    mine = page.request.get("/api/my/games").json()
+    assert len(mine) == 2 and first.endswith(mine[1]["url"]), mine
+    assert requests == [], requests  # none after the first game's own

@@ -248,20 +248,34 @@ class Player:
             self.close()
 
     def new_game(self) -> None:
-        """A fresh game (POST /api/games), opened anew like a new page: its cookies."""
+        """The next game, opened anew like a new page (its cookies, a join): asked over the
+        last game's connection once that game is over (the game page's "New game"), else
+        made by POST /api/games (the home page's form)."""
+        state = self._next_game()
         if self.sio.connected:
             self._disconnect()
-        body: dict[str, Any] = {"game": self.plan.game, "settings": self.plan.settings}
-        response = self.http.post(f"{self.url}/api/games", json=body, timeout=REPLY_TIMEOUT)
-        if response.status_code != 201:
-            self.current.error(f"create:{response.status_code}")
-            raise GameRefused(response.text[:200])
-        state = response.json()
+        if state is None:
+            body: dict[str, Any] = {"game": self.plan.game, "settings": self.plan.settings}
+            response = self.http.post(f"{self.url}/api/games", json=body, timeout=REPLY_TIMEOUT)
+            if response.status_code != 201:
+                self.current.error(f"create:{response.status_code}")
+                raise GameRefused(response.text[:200])
+            state = response.json()
         self.closing = False
         connect(self.url, self.sio, cookie_header(self.http))
         self.game_id, self.moves = state["id"], state["moves"]
         self.sio.call(protocol.JOIN, {"game_id": self.game_id}, timeout=REPLY_TIMEOUT)
         self.position = new_game(self.plan.game, self.moves)
+
+    def _next_game(self) -> dict[str, Any] | None:
+        """The game page's "New game" over the finished game's connection: the new game's
+        id and moves; None when there is no such connection (a first game, a lost one)."""
+        if not self.sio.connected or not self.game_id or not self.position.is_terminal():
+            return None
+        answer = self.sio.call(protocol.NEW_GAME, {"game_id": self.game_id}, timeout=REPLY_TIMEOUT)
+        if not isinstance(answer, dict) or "id" not in answer:  # counted as its error event
+            raise GameRefused(str(answer)[:200])
+        return {"id": answer["id"], "moves": ""}  # the same settings, no moves yet
 
     def play_one(self, tally: Tally) -> None:
         """Send a random legal move and wait for the engine's reply (or the game's end)."""
