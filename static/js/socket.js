@@ -56,7 +56,8 @@ export function connectGame(events, gameId, handlers) {
       new Promise((resolve, reject) => {
         const key = action === "rematch" ? "rematch" : "new_game";
         socket.timeout(ms).emit(events[key], { game_id: gameId }, (late, reply) => {
-          if (late) reject(new Error("The server did not answer in time: try again."));
+          if (late && !socket.connected) reject(new Error("The connection was lost: try again once it is back."));
+          else if (late) reject(new Error("The server did not answer in time: try again."));
           else if (reply && typeof reply.id === "string") resolve(reply);
           else reject(new Error(reply?.message || "The server refused that."));
         });

@@ -58,6 +58,7 @@ def test_a_double_click_on_new_game_starts_one_game(page: Page) -> None:
 
     page.on("websocket", watch)
     ui.open_new("game=tictactoe&level=easy&engine_plays=second")
+    ui.wait_joined()  # connected: before that, the page asks over HTTP
     first = page.url
     page.on(
         "request", lambda r: r.method == "POST" and "/api/games" in r.url and requests.append(r.url)

@@ -10,9 +10,11 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from tests.web.helpers import Listener, create, wait_until
+from tests.web.conftest import MakeHeld
+from tests.web.helpers import Listener, create, seated, wait_until
 from webapp import protocol
 from webapp.search_pool import SearchJob
+from webapp.web.app import service_of
 
 
 @pytest.fixture
@@ -73,3 +75,18 @@ def test_a_games_turn_is_kept_only_while_its_engine_is_to_move(
     wait_until(lambda: any(job.game_id == first["id"] for job in engine_jobs(submitted)))
     wait_until(lambda: first["id"] not in searches._turns)  # its first move made
     assert [job.turn for job in engine_jobs(submitted)] == ["addr:127.0.0.1"] * 2
+
+
+@pytest.mark.slow
+def test_an_undo_while_the_engine_thinks_forgets_its_turn(held: MakeHeld) -> None:
+    """The engine's search is cancelled and the player is to move: no reply is to come."""
+    app, holds = held()
+    state, player = seated(app, "connect4")
+    searches = service_of(app).searches
+    player.emit(protocol.MOVE, {"game_id": state["id"], "move": "4"})
+    player.wait_for(protocol.STATE, lambda s: s["moves"] == "4" and s["engine_thinking"])
+    holds.started("connect4-4")
+    assert searches._turns.get(state["id"]) == "addr:127.0.0.1"  # its reply is to come
+    player.emit(protocol.UNDO, {"game_id": state["id"]})
+    player.wait_for(protocol.STATE, lambda s: s["moves"] == "")
+    assert state["id"] not in searches._turns

@@ -169,7 +169,8 @@ LEGEND = """\
 # replies: engine replies; unans: accepted moves never answered; ended: moves ending a game;
 # busy: refused as busy; tmout: no answer in the reply timeout; disc: dropped connections;
 # moves/s: engine replies per second over the scenario; errors: error events by code,
-#   create:STATUS = POST /api/games refused (that player stops), client:X = a client failure"""
+#   create:STATUS = POST /api/games refused (that player stops; a next game asked over
+#   the connection and refused counts under its error code), client:X = a client failure"""
 
 
 def format_row(row: Row) -> str:

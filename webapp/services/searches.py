@@ -73,7 +73,7 @@ LAST_DEPTHS_GAMES = 1000
 #: Games whose last mover's turn (their address) is kept for the engine's reply
 #: (``note_turn``). A game's entry lasts only while its engine is to move; this bounds the
 #: rest (the least recently moved dropped first, their replies then take their player's turn).
-TURNS_KEPT = 2048
+TURNS_KEPT = 10_000
 
 
 @dataclass
@@ -219,6 +219,7 @@ class Searches:
         elif follow:
             self.follow(record)
         started = self.try_start_engine(record)
+        self._drop_turn_unless_due(record.id, record)  # an undo: the player's move is next
         self.position_changed(record, again)
         if out is not None:
             self.publish(record, out)
@@ -250,6 +251,13 @@ class Searches:
             self._turns.move_to_end(record.id)
             while len(self._turns) > TURNS_KEPT:
                 self._turns.popitem(last=False)
+
+    def _drop_turn_unless_due(self, game_id: str, record: GameRecord | None) -> None:
+        """Forget the game's turn unless its engine is to move in ``record`` (None: the
+        game is gone)."""
+        if record is None or not engine_to_move(record):
+            with self._guard:
+                self._turns.pop(game_id, None)
 
     def _engine_job(self, record: GameRecord) -> SearchJob:
         with self._guard:
@@ -446,8 +454,7 @@ class Searches:
         if record is None or record.version != task.version or not engine_to_move(record):
             with self._guard:
                 self._engine.pop(game_id, None)
-                if record is None or not engine_to_move(record):
-                    self._turns.pop(game_id, None)  # no reply of its engine is to come
+            self._drop_turn_unless_due(game_id, record)  # no reply of its engine to come
             return  # the game moved on: this result is stale
         if result is None or not result.get("best_move"):
             self._failed(game_id, task, error or "no move found", out, record)
@@ -472,6 +479,7 @@ class Searches:
             with self._guard:
                 self._engine.pop(game_id, None)
             current = self.store.get(game_id)
+            self._drop_turn_unless_due(game_id, current)
             if current is not None:
                 self.publish(current, out)
             return
@@ -552,6 +560,7 @@ class Searches:
             if record is None or record.version != task.version or not engine_to_move(record):
                 with self._guard:
                     self._engine.pop(game_id, None)
+                self._drop_turn_unless_due(game_id, record)
                 return
             task.job, task.timer = self._engine_job(record), None
             try:
