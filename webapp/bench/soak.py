@@ -258,7 +258,7 @@ def row(
     counted = ("games", "moves", "replies", "timeouts", "lost", "kills")
     other = ", ".join(f"{k}={v}" for k, v in sorted(delta.items()) if k not in counted) or "-"
     rate = delta["replies"] / seconds if seconds > 0 else 0.0
-    return (f"{minute:>4.1f} {own.rss_mb if own else 0:>7.0f} {own.threads if own else 0:>7} "
+    return (f"{minute:>4.1f} {own.rss_mb if own else 0:>7.1f} {own.threads if own else 0:>7} "
             f"{own.fds if own else 0:>5} {search_mb:<16} {delta['games']:>6} {rate:>7.1f} "
             f"{delta['replies']:>7} {delta['timeouts']:>5} {delta['lost']:>4} {delta['kills']:>5}"
             f"  {other}")  # fmt: skip
