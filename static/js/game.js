@@ -48,6 +48,7 @@ const settingsForm = bindSettings($("settings-form"), {
   limits: config.limits,
   onChange: (partial) => {
     if (!M.isPlayer(model)) return status.error("Only the players can change the engine’s settings.");
+    sentSettings = { ...sentSettings, ...partial };
     socket.settings(partial);
     status.info(savedNote(partial));
   },
@@ -56,6 +57,9 @@ const settingsForm = bindSettings($("settings-form"), {
 
 M.noteEngineMove(model);
 M.noteScores(model, model.state.scores);
+/** Settings sent and not yet in a state: a state the server sent before they came (the
+ * engine's options, saved a moment after its move) must not undo the click on the form. */
+let sentSettings = {};
 
 // The graph's positions played before this page was here come from the game's review.
 const graphFill = createGraphFill(gameId, (values) => update(() => M.noteReviewValues(model, values)));
@@ -132,6 +136,10 @@ const socket = connectGame(EV, gameId, {
       model.pending = null;
       undoneAt = null;
       model.compare.waiting = [];
+      if (Object.keys(sentSettings).length) {
+        sentSettings = {}; // perhaps refused: the form shows the settings as the server holds them
+        settingsForm.show(model.state.settings);
+      }
       status.error(error.message || "The server refused that.");
     }),
 });
@@ -170,7 +178,8 @@ function applyState(state) {
   if (model.reviewPly !== null && model.reviewPly >= state.moves.length) model.reviewPly = null;
   M.noteEngineMove(model); // in case this page missed the engine_move event
   M.noteScores(model, state.scores); // the live position's options so far (on join too)
-  settingsForm.show(state.settings);
+  for (const [name, value] of Object.entries(sentSettings)) if (state.settings[name] === value) delete sentSettings[name];
+  settingsForm.show({ ...state.settings, ...sentSettings });
   announceChanges(before, state);
   friendPanel?.heard(before, state, !joining || connections > 1); // the rematch made while this page is open
   const overNow = before.status === "playing" && state.status !== "playing"; // the review is open now

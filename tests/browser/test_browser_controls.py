@@ -4,9 +4,10 @@ nothing to undo, a move while disconnected, depth rows replayed on joining."""
 
 from __future__ import annotations
 
+import json
 import re
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, WebSocketRoute, expect
 
 from tests.browser.game_page import ENGINE_TIMEOUT_MS, KEEP_SOCKET, GamePage
 from tests.browser.test_browser_modules import call
@@ -40,6 +41,45 @@ def test_keys_play_after_a_settings_option_is_clicked(page: Page) -> None:
     page.keyboard.press(empty)
     expect(ui.moves.nth(2)).to_have_text(empty)  # played (the engine may have replied already)
     assert checked(page, "algorithm") == "minimax" and checked(page, "level") == "easy"
+
+
+def test_a_state_sent_before_a_settings_change_arrived_does_not_undo_the_click(
+    page: Page,
+) -> None:
+    """The server's messages held back from the moment of the click; a state it sent
+    before the change came (as the engine's options, saved a moment after its move, are)
+    reaches the page: the form keeps the player's choice. (It flipped back until the
+    change's own state came: a test that read the form then saw the old value.)"""
+    pages: list[WebSocketRoute] = []
+    holding: list[str | bytes] = []
+    hold = [False]
+
+    def route(ws: WebSocketRoute) -> None:
+        server = ws.connect_to_server()
+        server.on_message(lambda m: holding.append(m) if hold[0] else ws.send(m))
+        ws.on_message(server.send)
+        pages.append(ws)
+
+    page.route_web_socket(re.compile(r"/socket\.io/"), route)
+    ui = GamePage(page)
+    ui.open_new("game=tictactoe&level=easy&algorithm=alphabeta&engine_plays=second")
+    ui.wait_joined()
+    game_id = page.url.rsplit("/", 1)[1]
+    state = page.request.get(f"/api/games/{game_id}").json()
+    hold[0] = True
+    page.locator("#settings-form label.segment", has_text="Minimax").click()
+    expect(ui.notice).to_contain_text("Settings saved")
+    stale = state | {"version": state["version"] + 1}
+    stale["settings"] = state["settings"] | {"algorithm": "alphabeta", "show_analysis": False}
+    pages[-1].send("42" + json.dumps(["state", stale]))
+    # The stale state is shown (the analysis switch it carries), but not over the click.
+    expect(page.locator('#settings-form input[name="show_analysis"]')).not_to_be_checked()
+    assert checked(page, "algorithm") == "minimax"
+    hold[0] = False
+    for message in holding:  # the server's own answer: minimax, the analysis on
+        pages[-1].send(message)
+    expect(page.locator('#settings-form input[name="show_analysis"]')).to_be_checked()
+    assert checked(page, "algorithm") == "minimax"
 
 
 def test_hide_line_on_board_hides_it_under_the_pointer(page: Page) -> None:
