@@ -73,9 +73,9 @@ def test_a_lean_client_joins_plays_and_is_refused_like_a_page(tmp_path: Path) ->
 def test_a_lean_players_next_game_is_asked_over_the_finished_games_connection(
     tmp_path: Path,
 ) -> None:
-    """As the game page's "New game" does: no POST once a game ended on a connection, and
-    the next game is this browser's (a first game, or one whose connection is lost, is
-    made by POST like the home page's)."""
+    """As the game page's "New game" does: no POST and no new connection once a game ended
+    on a connection, and the next game is this browser's (a first game, or one whose
+    connection is lost, is made by POST like the home page's)."""
     server = Server(tmp_path / "games.db", tmp_path / "server.log", "--set", "SEARCH_WARMUP=false")
     try:
 
@@ -94,9 +94,11 @@ def test_a_lean_players_next_game_is_asked_over_the_finished_games_connection(
             await player.new_game()  # a first game: by POST
             games.append(player.game_id)
             player.position = new_game("tictactoe", "14253")  # as if it ended (X's row)
-            await player.new_game()  # over the connection
+            connection = player.sio
+            await player.new_game()  # over the connection, switched in place: kept
             games.append(player.game_id)
-            assert player.sio is not None and player.sio.connected
+            assert player.sio is connection and player.sio is not None and player.sio.connected
+            assert player.moves == "" and not player.position.is_terminal()
             await player.sio.disconnect()  # the connection lost: by POST again
             await player.new_game()
             games.append(player.game_id)

@@ -24,7 +24,7 @@ const config = readConfig();
 const EV = config.events;
 const model = M.createModel(readJSON("initial-state"));
 const info = gameInfo(model.state.game);
-const gameId = model.state.id;
+let gameId = model.state.id; // another once "New game" or "Rematch" switches in place
 /** The page's element `id` (the template decides its kind: input, button, link...). */
 const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementById(id));
 
@@ -62,7 +62,12 @@ M.noteScores(model, model.state.scores);
 let sentSettings = {};
 
 // The graph's positions played before this page was here come from the game's review.
-const graphFill = createGraphFill(gameId, (values) => update(() => M.noteReviewValues(model, values)));
+/** The graph's filler of game `id`: the answers of a game the page has left are dropped. */
+function graphFillOf(id) {
+  const fill = createGraphFill(id, (values) => fill === graphFill && update(() => M.noteReviewValues(model, values)));
+  return fill;
+}
+let graphFill = graphFillOf(gameId);
 /** Fair play: in a game between two people, no analysis while it is played, but for the
  * spectators when its creator allowed it (the server refuses the rest anyway). */
 const fairPlay = () =>
@@ -238,9 +243,11 @@ function review(ply) {
 }
 
 /**
- * A new game or a rematch, then its page. Asked over the game's connection when it is up
- * (the identity cookie it was opened with holds the new seat, and the server is spared
- * a request), else over HTTP, whose answer sets that cookie.
+ * A new game or a rematch. Asked over the game's connection when it is up (the identity
+ * cookie it was opened with holds the new seat), and shown in place: the connection
+ * moves to the new game's room, the page keeps everything else (no page load, no new
+ * connection). Without a connection, over HTTP (whose answer sets that cookie), then
+ * the new game's page.
  */
 let starting = false; // a new game or rematch on its way: a double click makes one game
 async function startAnother(action) {
@@ -248,13 +255,61 @@ async function startAnother(action) {
   starting = true;
   status.info(action === "rematch" ? "Setting up the rematch…" : "Setting up a new game…");
   try {
-    const created = socket.connected ? await socket.another(action) : await gameAction(gameId, action);
+    if (socket.connected) {
+      switchTo(await socket.another(action));
+      starting = false;
+      return;
+    }
+    const created = await gameAction(gameId, action);
     window.location.assign(created.url || `/g/${created.id}`);
   } catch (error) {
     starting = false;
     status.error(error.message);
   }
 }
+
+/** Show game `created` ({id, url, state}) in place of this one, as a page load of it would. */
+function switchTo(created) {
+  const state = created.state;
+  gameId = created.id;
+  window.history.pushState({ game: gameId }, "", created.url || `/g/${gameId}`);
+  graphFill = graphFillOf(gameId);
+  undoneAt = null;
+  sentSettings = {}; // the last game's: the new one's state holds its own
+  update(
+    () => {
+      Object.assign(model, M.createModel(state), { connected: model.connected, showLine: model.showLine });
+      M.noteEngineMove(model);
+      M.noteScores(model, state.scores);
+      settingsForm.show(state.settings);
+    },
+    () => {
+      status.clear();
+      status.announce(`A new game. ${M.turnText(model, info)}.`);
+    },
+  );
+  showNames(state);
+  socket.follow(gameId); // its events that came before the answer
+  // Panels that keep no model of their own (review.js, engine-compare.js) hear of it.
+  document.dispatchEvent(new CustomEvent("lookahead:game", { detail: state }));
+  document.dispatchEvent(new CustomEvent("lookahead:moves", { detail: state.moves }));
+  fillGraph();
+}
+
+/** The players' names by side ("Engine", "You"), which a rematch swaps (as the template). */
+function showNames(state) {
+  for (const chip of document.querySelectorAll(".player")) {
+    const side = chip.classList.contains("player-p0") ? 0 : 1;
+    const name = chip.querySelector(".player-name");
+    if (name) name.textContent = side === state.engine_side ? "Engine" : M.isPlayer(model) ? "You" : "Player";
+  }
+}
+
+// Back (or Forward) to a game this page switched from: its own page (a link to a place
+// in the page changes no game).
+window.addEventListener("popstate", () => {
+  if (decodeURIComponent(window.location.pathname.split("/").pop() ?? "") !== gameId) window.location.reload();
+});
 
 function compare() {
   const from = M.shownMoves(model); // the position on the board: live, or one looked back at

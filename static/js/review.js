@@ -36,6 +36,7 @@ function mount() {
   let loading = false;
   /** @type {string | null} the moves the last automatic review was asked for */
   let requestedFor = null;
+  let game = 0; // the games this page has shown before the one it shows (a switch in place)
 
   /**
    * A new game from the position before `entry`'s move.
@@ -59,11 +60,13 @@ function mount() {
   async function load(retries = 0) {
     if (loading && retries === 0) return;
     loading = true;
+    const asked = game;
     $("review-status").textContent = retries ? $("review-status").textContent : "Solving every position of the game…";
     try {
-      const [game, answer] = await Promise.all([fetchGame(ctx.state.id), fetchReview(ctx.state.id)]);
-      ctx.state = game;
-      ctx.review = { moves: game.moves.slice(0, answer.entries.length), entries: answer.entries, pending: answer.pending };
+      const [state, answer] = await Promise.all([fetchGame(ctx.state.id), fetchReview(ctx.state.id)]);
+      if (asked !== game) return; // the page shows another game now
+      ctx.state = state;
+      ctx.review = { moves: state.moves.slice(0, answer.entries.length), entries: answer.entries, pending: answer.pending };
       $("review-status").textContent = answer.pending
         ? `Still solving ${answer.pending} position${answer.pending === 1 ? "" : "s"}…`
         : "";
@@ -71,14 +74,14 @@ function mount() {
       markList(ctx);
       renderSummary(ctx, retryFrom);
       if (answer.pending && retries < MAX_RETRIES) {
-        setTimeout(() => load(retries + 1), answer.retryAfter * 1000);
+        setTimeout(() => asked === game && load(retries + 1), answer.retryAfter * 1000);
         return;
       }
       if (answer.pending) $("review-status").textContent = "Some positions could not be solved in time.";
     } catch (error) {
-      $("review-status").textContent = error.message;
+      if (asked === game) $("review-status").textContent = error.message;
     }
-    loading = false;
+    if (asked === game) loading = false;
   }
 
   /** The game ended (or the page shows another status): review it, once per position. */
@@ -93,6 +96,18 @@ function mount() {
   }
 
   $("review-button").addEventListener("click", () => load());
+  // "New game" or "Rematch" shown in place: the review starts afresh, of that game.
+  document.addEventListener("lookahead:game", (event) => {
+    game += 1;
+    ctx.state = /** @type {CustomEvent} */ (event).detail;
+    ctx.review = null;
+    loading = false;
+    requestedFor = null;
+    $("review-status").textContent = "";
+    ctx.list.querySelectorAll(".review-mark").forEach((mark) => mark.remove());
+    renderSummary(ctx, retryFrom);
+    onStatus();
+  });
   new MutationObserver(() => markList(ctx)).observe(ctx.list, { childList: true });
   new MutationObserver(onStatus).observe(document.body, { attributes: true, attributeFilter: ["data-status"] });
   markList(ctx);

@@ -14,11 +14,16 @@ const ANSWER_MS = 15000;
 export function connectGame(events, gameId, handlers) {
   const socket = /** @type {any} */ (window).io({ transports: ["websocket", "polling"] });
   const call = (name, payload) => handlers[name]?.(payload);
+  let current = gameId; // the game followed: another after a switch in place (`follow`)
+  // While a switch in place is on its way, the events of other games than `current`: the
+  // new game's may come before the answer that names it (its room is joined first).
+  /** @type {[string, any][] | null} */
+  let held = null;
 
   socket.on("connect", () => {
     call("connected");
     // The reply to join (if the server acknowledges) is a state, with the seat.
-    socket.emit(events.join, { game_id: gameId }, (reply) => {
+    socket.emit(events.join, { game_id: current }, (reply) => {
       if (reply && typeof reply === "object" && reply.moves !== undefined) call(events.state, reply);
       else if (reply && reply.code) call(events.error, reply);
     });
@@ -30,17 +35,18 @@ export function connectGame(events, gameId, handlers) {
   // (a state names its game by `id`, the other events by `game_id`).
   const ours = (name, payload) => {
     const id = payload && (name === events.state ? payload.id : payload.game_id);
-    return id === undefined || id === gameId;
+    return id === undefined || id === current;
   };
   const serverEvents = new Set(Object.values(events));
   for (const name of Object.keys(handlers)) {
     if (!serverEvents.has(name)) continue;
     socket.on(name, (payload) => {
       if (ours(name, payload)) call(name, payload);
+      else held?.push([name, payload]);
     });
   }
 
-  const send = (key, extra = {}) => socket.emit(events[key], { game_id: gameId, ...extra });
+  const send = (key, extra = {}) => socket.emit(events[key], { game_id: current, ...extra });
   return {
     move: (move, ply) => send("move", ply === undefined ? { move } : { move, ply }),
     /** A game between two people's actions (resign, offer, accept, decline, claim). */
@@ -50,18 +56,28 @@ export function connectGame(events, gameId, handlers) {
     analyse: (algorithm, moves) => send("analyse", moves === undefined ? { algorithm } : { algorithm, moves }),
     /**
      * The player's next game ("new", "rematch"), asked over this connection: resolves to
-     * {id, url}; rejects with the server's refusal, or when no answer comes in `ms`.
+     * {id, url, state}, the connection moved to the new game's room (`follow` it once its
+     * state is shown); rejects with the server's refusal, or when no answer comes in `ms`.
      */
     another: (action, ms = ANSWER_MS) =>
       new Promise((resolve, reject) => {
         const key = action === "rematch" ? "rematch" : "new_game";
-        socket.timeout(ms).emit(events[key], { game_id: gameId }, (late, reply) => {
+        held = [];
+        socket.timeout(ms).emit(events[key], { game_id: current, switch: true }, (late, reply) => {
+          if (late || !(reply && typeof reply.id === "string" && reply.state)) held = null;
           if (late && !socket.connected) reject(new Error("The connection was lost: try again once it is back."));
           else if (late) reject(new Error("The server did not answer in time: try again."));
-          else if (reply && typeof reply.id === "string") resolve(reply);
+          else if (reply && typeof reply.id === "string" && reply.state) resolve(reply);
           else reject(new Error(reply?.message || "The server refused that."));
         });
       }),
+    /** Follow game `id` from now on; its events that came while switching are handed on. */
+    follow(id) {
+      current = id;
+      const waiting = held ?? [];
+      held = null;
+      for (const [name, payload] of waiting) if (ours(name, payload)) call(name, payload);
+    },
     get connected() {
       return socket.connected;
     },

@@ -583,6 +583,40 @@ def test_new_game_and_rematch_belong_to_the_same_browser(
     assert other["seat"] == "spectator"
 
 
+@pytest.mark.parametrize(
+    ("event", "engine_plays"), [(protocol.NEW_GAME, "second"), (protocol.REMATCH, "first")]
+)
+def test_a_page_switches_to_its_next_game_in_place_on_its_connection(
+    start: Start, client: FlaskClient, connect: Callable[[FlaskClient], Listener],
+    event: str, engine_plays: str,
+) -> None:  # fmt: skip
+    """``switch``: the answer holds the new game's state as a join's would, the connection
+    is in the new game's room and out of the old one's (no page load, no new connection)."""
+    state, player = start("tictactoe", settings=FAST)
+    other_tab = connect(client)  # the same browser, still on the old game
+    other_tab.emit(protocol.JOIN, {"game_id": state["id"]})
+    answer = player.emit(event, {"game_id": state["id"], "switch": True})
+    new = answer["state"]
+    assert answer["id"] == new["id"] != state["id"] and answer["url"] == f"/g/{new['id']}"
+    assert new["seat"] == "player" and new["settings"]["engine_plays"] == engine_plays
+    assert not player.named(protocol.GAME_CREATED)  # the answer says it
+    if engine_plays == "second":
+        assert player.emit(protocol.MOVE, {"game_id": new["id"], "move": "5"}) == {"ok": True}
+    reply = player.wait_for(protocol.ENGINE_MOVE, lambda p: p["game_id"] == new["id"])
+    assert reply["move"]
+    # The old game moves on in the other tab: its room no longer holds the switched page.
+    player.clear()
+    assert other_tab.emit(protocol.MOVE, {"game_id": state["id"], "move": "1"}) == {"ok": True}
+    other_tab.wait_for(protocol.ENGINE_MOVE, lambda p: p["game_id"] == state["id"])
+    assert all(p.get("id", p.get("game_id")) != state["id"] for _, p in player.poll())
+
+
+def test_a_switch_that_is_not_true_or_false_is_refused(start: Start) -> None:
+    state, player = start("tictactoe", settings=FAST)
+    answer = player.emit(protocol.NEW_GAME, {"game_id": state["id"], "switch": "yes"})
+    assert answer["code"] == protocol.BAD_REQUEST
+
+
 @pytest.mark.parametrize("event", [protocol.NEW_GAME, protocol.REMATCH])
 def test_the_next_game_of_an_older_deeper_setting_takes_the_games_bound(
     start: Start, client: FlaskClient, app: Flask, event: str

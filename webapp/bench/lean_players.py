@@ -146,20 +146,24 @@ class LeanPlayer:
             await self.close()
 
     async def new_game(self) -> None:
-        """The next game, opened anew like a new page (its cookies, a join): asked over the
-        last game's connection once that game is over (the game page's "New game"), else
-        made by POST /api/games (the home page's form)."""
+        """The next game: once a game is over, asked over its connection and shown in
+        place, the connection kept (the game page's "New game"); else made by POST
+        /api/games (the home page's form) and opened like a new page (its cookies, a
+        connection, a join)."""
         state = await self._next_game()
+        if state is not None:
+            self.game_id, self.moves = state["id"], state["moves"]
+            self.position = new_game(self.plan.game, self.moves)
+            return
         await self._disconnect()
-        if state is None:
-            body: dict[str, Any] = {"game": self.plan.game, "settings": self.plan.settings}
-            response = await asyncio.to_thread(
-                self.http.post, f"{self.url}/api/games", json=body, timeout=REPLY_TIMEOUT
-            )
-            if response.status_code != 201:
-                self.current.error(f"create:{response.status_code}")
-                raise GameRefused(response.text[:200])
-            state = response.json()
+        body: dict[str, Any] = {"game": self.plan.game, "settings": self.plan.settings}
+        response = await asyncio.to_thread(
+            self.http.post, f"{self.url}/api/games", json=body, timeout=REPLY_TIMEOUT
+        )
+        if response.status_code != 201:
+            self.current.error(f"create:{response.status_code}")
+            raise GameRefused(response.text[:200])
+        state = response.json()
         sio = LeanClient()
         sio.on(protocol.ENGINE_MOVE, self._on_engine_move)
         sio.on(protocol.STATE, self._on_state)
@@ -173,14 +177,15 @@ class LeanPlayer:
 
     async def _next_game(self) -> dict[str, Any] | None:
         """The game page's "New game" over the finished game's connection: the new game's
-        id and moves; None when there is no such connection (a first game, a lost one)."""
+        state; None when there is no such connection (a first game, a lost one)."""
         sio = self.sio
         if sio is None or not sio.connected or not self.position.is_terminal():
             return None
-        (answer,) = await sio.call(protocol.NEW_GAME, {"game_id": self.game_id}, REPLY_TIMEOUT)
-        if not isinstance(answer, dict) or "id" not in answer:  # counted as its error event
+        asked = {"game_id": self.game_id, "switch": True}
+        (answer,) = await sio.call(protocol.NEW_GAME, asked, REPLY_TIMEOUT)
+        if not isinstance(answer, dict) or "state" not in answer:  # counted as its error event
             raise GameRefused(str(answer)[:200])
-        return {"id": answer["id"], "moves": ""}  # the same settings, no moves yet
+        return dict(answer["state"])  # the connection is in its room now
 
     async def play_one(self, tally: Tally) -> None:
         """Send a random legal move and wait for the engine's reply (or the game's end)."""

@@ -248,19 +248,24 @@ class Player:
             self.close()
 
     def new_game(self) -> None:
-        """The next game, opened anew like a new page (its cookies, a join): asked over the
-        last game's connection once that game is over (the game page's "New game"), else
-        made by POST /api/games (the home page's form)."""
+        """The next game: once a game is over, asked over its connection and shown in
+        place, the connection kept (the game page's "New game"); else made by POST
+        /api/games (the home page's form) and opened like a new page (its cookies, a
+        connection, a join)."""
         state = self._next_game()
+        if state is not None:
+            with self.cond:
+                self.game_id, self.moves = state["id"], state["moves"]
+            self.position = new_game(self.plan.game, self.moves)
+            return
         if self.sio.connected:
             self._disconnect()
-        if state is None:
-            body: dict[str, Any] = {"game": self.plan.game, "settings": self.plan.settings}
-            response = self.http.post(f"{self.url}/api/games", json=body, timeout=REPLY_TIMEOUT)
-            if response.status_code != 201:
-                self.current.error(f"create:{response.status_code}")
-                raise GameRefused(response.text[:200])
-            state = response.json()
+        body: dict[str, Any] = {"game": self.plan.game, "settings": self.plan.settings}
+        response = self.http.post(f"{self.url}/api/games", json=body, timeout=REPLY_TIMEOUT)
+        if response.status_code != 201:
+            self.current.error(f"create:{response.status_code}")
+            raise GameRefused(response.text[:200])
+        state = response.json()
         self.closing = False
         connect(self.url, self.sio, cookie_header(self.http))
         self.game_id, self.moves = state["id"], state["moves"]
@@ -269,13 +274,14 @@ class Player:
 
     def _next_game(self) -> dict[str, Any] | None:
         """The game page's "New game" over the finished game's connection: the new game's
-        id and moves; None when there is no such connection (a first game, a lost one)."""
+        state; None when there is no such connection (a first game, a lost one)."""
         if not self.sio.connected or not self.game_id or not self.position.is_terminal():
             return None
-        answer = self.sio.call(protocol.NEW_GAME, {"game_id": self.game_id}, timeout=REPLY_TIMEOUT)
-        if not isinstance(answer, dict) or "id" not in answer:  # counted as its error event
+        asked = {"game_id": self.game_id, "switch": True}
+        answer = self.sio.call(protocol.NEW_GAME, asked, timeout=REPLY_TIMEOUT)
+        if not isinstance(answer, dict) or "state" not in answer:  # counted as its error event
             raise GameRefused(str(answer)[:200])
-        return {"id": answer["id"], "moves": ""}  # the same settings, no moves yet
+        return dict(answer["state"])  # the connection is in its room now
 
     def play_one(self, tally: Tally) -> None:
         """Send a random legal move and wait for the engine's reply (or the game's end)."""

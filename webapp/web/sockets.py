@@ -16,7 +16,7 @@ from typing import Any
 
 from flask import request
 from flask_socketio import ConnectionRefusedError as HandshakeRefused
-from flask_socketio import emit, join_room
+from flask_socketio import emit, join_room, leave_room
 
 import webapp.web.friend_games as friend_games
 from webapp import protocol
@@ -83,9 +83,18 @@ def on_join(payload: Payload) -> Payload:
     record = service().get(game_id)  # no room for a game that does not exist
     if record.friend is not None:  # two people: no engine, no scores
         return friend_games.join(record, sid())
+    return _enter(game_id)
+
+
+def _enter(game_id: str, state_event: bool = True) -> Payload:
+    """Put the sender in the game's room and answer with its state (with the sender's
+    seat), sent as a ``state`` event too unless ``state_event`` is False (a page switching
+    game in place takes the answer's); then the live position's scores so far, the
+    depths of a search under way and its place in the queue."""
     join_room(game_id)  # in the room before reading: no change can fall in between
     state = service().state(game_id, seat_token(game_id))
-    emit(protocol.STATE, state)
+    if state_event:
+        emit(protocol.STATE, state)
     if state["scores"] is not None:  # the live position's scores so far
         emit(protocol.SCORES, state["scores"])
     # A search under way (through any process): its depths so far.
@@ -130,10 +139,23 @@ def on_settings(payload: Payload) -> Payload:
 
 
 def _another(payload: Payload, swap: bool) -> Payload:
-    """A new game for the sender's identity: ``{game_id, id, url}`` (the page goes to ``url``)."""
+    """A new game for the sender's identity: ``{game_id, id, url}`` (the page goes to ``url``).
+
+    ``switch: true`` (a page changing game in place): the sender leaves the old game's
+    room (its analysis there cancelled) and enters the new one's, and the answer holds
+    the new game's ``state`` as a join's would: one event for what was a page load, a
+    connection, a join and a disconnect."""
     game_id = payload["game_id"]
+    switch = payload.get("switch", False)
+    if not isinstance(switch, bool):
+        raise GameError(protocol.BAD_REQUEST, "switch must be true or false.")
     record = next_game(game_id, swap, identity())
-    created = {"game_id": game_id, "id": record.id, "url": game_url(record.id)}
+    created: Payload = {"game_id": game_id, "id": record.id, "url": game_url(record.id)}
+    if switch:
+        leave_room(game_id)
+        service().forget_client(sid())  # its analysis was of the old game
+        created["state"] = _enter(record.id, state_event=False)
+        return created
     emit(protocol.GAME_CREATED, created)
     return created
 
