@@ -109,6 +109,13 @@ function mount() {
   // sentence ("the engine has not moved yet", "before the engine's last move") would
   // be about another position, so it goes.
   let askedAt = /** @type {string | null} */ (null);
+  let game = 0; // the games the page has shown before this one ("New game" in place)
+  document.addEventListener("lookahead:game", () => {
+    game += 1;
+    askedAt = null;
+    table.hidden = true;
+    said.textContent = "";
+  });
   document.addEventListener("lookahead:moves", (event) => {
     if (askedAt === null || /** @type {CustomEvent} */ (event).detail === askedAt) return;
     askedAt = null;
@@ -118,11 +125,15 @@ function mount() {
   button.addEventListener("click", async () => {
     button.disabled = true;
     said.textContent = "Searching the engine’s last position with both algorithms…";
+    const asked = game;
+    /** Drop an answer about a game the page has left. */
+    const left = () => asked !== game;
     try {
       const gameId = decodeURIComponent(window.location.pathname.split("/").pop() ?? "");
       const stateAnswer = await fetch(`/api/games/${encodeURIComponent(gameId)}`);
       if (!stateAnswer.ok) throw new Error("The game could not be read.");
       const state = await stateAnswer.json();
+      if (left()) return;
       askedAt = state.moves || "";
       const moves = beforeEngineMove(state.moves || "", state.settings.engine_plays);
       if (moves === null) {
@@ -133,6 +144,7 @@ function mount() {
       const query = new URLSearchParams({ game: state.game, moves });
       const answer = await fetch(`/api/compare?${query}`);
       const body = await answer.json();
+      if (left()) return;
       if (!answer.ok) throw new Error(body.error?.message || "The comparison failed.");
       /** @type {CompareRow[]} */
       const rows = body.results;
@@ -157,7 +169,7 @@ function mount() {
       said.textContent = `Before the engine’s last move (${where}). ${compareSentence(minimax, alphabeta, noun, side)} ` +
         `Times are the engine’s own clock in the search workers, ${runs > 1 ? `the best of ${runs} runs each` : "one run each"}, the two taking turns.`;
     } catch (error) {
-      said.textContent = error instanceof Error ? error.message : String(error);
+      if (!left()) said.textContent = error instanceof Error ? error.message : String(error);
     } finally {
       button.disabled = false;
     }

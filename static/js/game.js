@@ -74,9 +74,14 @@ const fairPlay = () =>
   M.isFriendGame(model) && model.state.status === "playing" && (M.isPlayer(model) || !model.state.friend?.spectator_analysis);
 const fillGraph = () => model.state.settings.show_analysis && !fairPlay() && graphFill.fill(model.state.moves);
 // An earlier position's scores this page never saw live come from the server's analysis.
-const scoresFill = createScoresFill(model.state.game, (payload) => update(() => M.noteScores(model, payload)), {
-  onEnd: () => update(() => {}), // "Scoring it…" goes
-});
+/** The filler of earlier positions' scores (asked once each: afresh for a new game). */
+function scoresFillOf() {
+  const fill = createScoresFill(model.state.game, (payload) => fill === scoresFill && update(() => M.noteScores(model, payload)), {
+    onEnd: () => fill === scoresFill && update(() => {}), // "Scoring it…" goes
+  });
+  return fill;
+}
+let scoresFill = scoresFillOf();
 let joining = false; // the next state is a join's answer: moves this page may not have seen
 // Connections since the page was loaded or brought Back: from the second on, a join's
 // answer is a reconnection of a page that stayed open, and what it missed meanwhile (a
@@ -256,7 +261,9 @@ async function startAnother(action) {
   status.info(action === "rematch" ? "Setting up the rematch…" : "Setting up a new game…");
   try {
     if (socket.connected) {
-      switchTo(await socket.another(action));
+      const created = await socket.another(action);
+      if (!created.state) return window.location.assign(created.url || `/g/${created.id}`); // a server from before switching
+      switchTo(created);
       starting = false;
       return;
     }
@@ -274,7 +281,11 @@ function switchTo(created) {
   gameId = created.id;
   window.history.pushState({ game: gameId }, "", created.url || `/g/${gameId}`);
   graphFill = graphFillOf(gameId);
+  scoresFill.want(null); // the last game's question ends; the new filler asks afresh
+  scoresFill = scoresFillOf();
   undoneAt = null;
+  $("share-url").hidden = true; // the copy field of the last game's link
+  $("share-url").value = "";
   sentSettings = {}; // the last game's: the new one's state holds its own
   update(
     () => {
@@ -289,10 +300,11 @@ function switchTo(created) {
     },
   );
   showNames(state);
-  socket.follow(gameId); // its events that came before the answer
-  // Panels that keep no model of their own (review.js, engine-compare.js) hear of it.
+  // Panels that keep no model of their own (review.js, engine-compare.js) hear of it,
+  // before the new game's events that came ahead of the answer are handed on.
   document.dispatchEvent(new CustomEvent("lookahead:game", { detail: state }));
   document.dispatchEvent(new CustomEvent("lookahead:moves", { detail: state.moves }));
+  socket.follow(gameId);
   fillGraph();
 }
 

@@ -20,13 +20,15 @@ export function connectGame(events, gameId, handlers) {
   /** @type {[string, any][] | null} */
   let held = null;
 
-  socket.on("connect", () => {
-    call("connected");
-    // The reply to join (if the server acknowledges) is a state, with the seat.
+  // The reply to join (if the server acknowledges) is a state, with the seat.
+  const join = () =>
     socket.emit(events.join, { game_id: current }, (reply) => {
       if (reply && typeof reply === "object" && reply.moves !== undefined) call(events.state, reply);
       else if (reply && reply.code) call(events.error, reply);
     });
+  socket.on("connect", () => {
+    call("connected");
+    join();
   });
   socket.on("disconnect", (reason) => call("disconnected", reason));
   socket.on("connect_error", () => call("disconnected", "connect_error"));
@@ -65,9 +67,12 @@ export function connectGame(events, gameId, handlers) {
         held = [];
         socket.timeout(ms).emit(events[key], { game_id: current, switch: true }, (late, reply) => {
           if (late || !(reply && typeof reply.id === "string" && reply.state)) held = null;
+          // A late answer may have moved the connection to the new game's room after
+          // all: back into this game's (the join's answer redraws it).
+          if (late && socket.connected) join();
           if (late && !socket.connected) reject(new Error("The connection was lost: try again once it is back."));
           else if (late) reject(new Error("The server did not answer in time: try again."));
-          else if (reply && typeof reply.id === "string" && reply.state) resolve(reply);
+          else if (reply && typeof reply.id === "string") resolve(reply); // with its state, or {id, url} alone
           else reject(new Error(reply?.message || "The server refused that."));
         });
       }),

@@ -15,18 +15,19 @@ def test_new_game_and_rematch_change_game_in_place_and_back_returns(page: Page) 
     sockets: list[WebSocket] = []
     page.on("websocket", lambda socket: sockets.append(socket))
     ui = GamePage(page)
-    ui.open_new("game=tictactoe&level=easy&engine_plays=second")
+    # X (the player) to complete the top row: the game ends, and its review is shown.
+    ui.open_new("game=tictactoe&moves=1425&level=easy&engine_plays=second")
     ui.wait_joined()
     first = page.url
-    ui.click("5")
-    ui.wait_for_moves(2)
-    ui.wait_for_my_turn()
+    ui.click("3")
+    ui.wait_for_moves(5)
+    expect(page.locator("#review-summary")).to_be_visible(timeout=60_000)
 
     page.get_by_role("button", name="New game").click()
     page.wait_for_url(lambda url: url != first and "/g/" in url)
     second = page.url
     expect(ui.moves).to_have_count(0)  # a fresh board, the last game's moves gone
-    expect(page.locator("#review-summary")).to_be_hidden()
+    expect(page.locator("#review-summary")).to_be_hidden()  # the last game's review gone
     ui.click("1")  # played in the new game, answered there
     ui.wait_for_moves(2)
     assert ui.moves.first.inner_text() == "1"

@@ -25,6 +25,7 @@ from tests.web.fake_searches import PULSING
 from tests.web.held_engine import label
 from tests.web.helpers import (
     Listener,
+    create,
     error_code,
     make_app,
     options_stored,
@@ -609,6 +610,23 @@ def test_a_page_switches_to_its_next_game_in_place_on_its_connection(
     assert other_tab.emit(protocol.MOVE, {"game_id": state["id"], "move": "1"}) == {"ok": True}
     other_tab.wait_for(protocol.ENGINE_MOVE, lambda p: p["game_id"] == state["id"])
     assert all(p.get("id", p.get("game_id")) != state["id"] for _, p in player.poll())
+
+
+def test_a_switch_leaves_every_game_room_the_connection_was_in(
+    start: Start, app: Flask, connect: Callable[[FlaskClient], Listener]
+) -> None:
+    """A page whose answer came too late re-joined its game: the next switch leaves both."""
+    state, player = start("tictactoe", settings=FAST)
+    other = app.test_client()
+    elsewhere = create(other, "tictactoe", settings=FAST)  # another browser's game
+    its_player = connect(other)
+    its_player.emit(protocol.JOIN, {"game_id": elsewhere["id"]})
+    player.emit(protocol.JOIN, {"game_id": elsewhere["id"]})  # watched from this page too
+    answer = player.emit(protocol.NEW_GAME, {"game_id": state["id"], "switch": True})
+    player.clear()
+    assert its_player.emit(protocol.MOVE, {"game_id": elsewhere["id"], "move": "5"}) == {"ok": True}
+    its_player.wait_for(protocol.ENGINE_MOVE, lambda p: p["game_id"] == elsewhere["id"])
+    assert all(p.get("id", p.get("game_id")) == answer["id"] for _, p in player.poll())
 
 
 def test_a_switch_that_is_not_true_or_false_is_refused(start: Start) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from flask import request
 from flask_socketio import ConnectionRefusedError as HandshakeRefused
-from flask_socketio import emit, join_room, leave_room
+from flask_socketio import emit, join_room, leave_room, rooms
 
 import webapp.web.friend_games as friend_games
 from webapp import protocol
@@ -152,7 +152,9 @@ def _another(payload: Payload, swap: bool) -> Payload:
     record = next_game(game_id, swap, identity())
     created: Payload = {"game_id": game_id, "id": record.id, "url": game_url(record.id)}
     if switch:
-        leave_room(game_id)
+        for room in rooms():  # every game's (a late answer's switch too), not its own
+            if room != sid():
+                leave_room(room)
         service().forget_client(sid())  # its analysis was of the old game
         created["state"] = _enter(record.id, state_event=False)
         return created
