@@ -141,8 +141,8 @@ def on_settings(payload: Payload) -> Payload:
 def _another(payload: Payload, swap: bool) -> Payload:
     """A new game for the sender's identity: ``{game_id, id, url}`` (the page goes to ``url``).
 
-    ``switch: true`` (a page changing game in place): the sender leaves the old game's
-    room (its analysis there cancelled) and enters the new one's, and the answer holds
+    ``switch: true`` (a page changing game in place): the sender leaves every game's
+    room (its analysis cancelled) and enters the new one's, and the answer holds
     the new game's ``state`` as a join's would: one event for what was a page load, a
     connection, a join and a disconnect."""
     game_id = payload["game_id"]
