@@ -489,7 +489,6 @@ class Searches:
             return
         with self._guard:
             self._engine.pop(game_id, None)
-            self._turns.pop(game_id, None)  # its reply is made: the player's move is next
             streamed = list(task.rows) if task.rows_of is job else []
         rows = [thinking_row(job, row) for row in depths] if depths else streamed
         self._remember_depths(game_id, job.moves, result["best_move"], rows)
