@@ -15,7 +15,7 @@ from tests.web.helpers import wait_until
 from webapp.bench.load_timings import lines
 from webapp.search_pool import Priority
 from webapp.search_pool.dispatch import Dispatcher, label_of
-from webapp.search_pool.timing import BOUNDS_MS, MAX_LABELS, Timings, difference, summary
+from webapp.search_pool.timing import BOUNDS_MS, MAX_LABELS, Timings, bucket, difference, summary
 
 
 @pytest.fixture
@@ -29,6 +29,12 @@ def test_a_duration_lands_in_the_first_bucket_that_holds_it() -> None:
     timings.add("engine:engine", "wait", 99.0)  # past every bound: the last bucket
     counts = timings.snapshot()["engine:engine"]["wait"]
     assert counts[BOUNDS_MS.index(2)] == 1 and counts[-1] == 1 and sum(counts) == 2
+
+
+def test_each_bound_holds_its_own_duration_and_the_next_bucket_what_is_past_it() -> None:
+    for index, bound in enumerate(BOUNDS_MS):
+        assert bucket(bound) == index and bucket(bound + 0.001) == index + 1
+    assert bucket(0.0) == bucket(-1.0) == 0 and bucket(1e12) == len(BOUNDS_MS)
 
 
 def test_a_stretch_is_the_difference_of_two_snapshots() -> None:

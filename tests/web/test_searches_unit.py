@@ -17,11 +17,14 @@ import pytest
 from tests.web.held_engine import cut_short, first_pass
 from tests.web.helpers import wait_until
 from webapp import protocol
+from webapp.game_settings import merge_settings
 from webapp.search_pool import Priority, SearchJob
+from webapp.search_pool.local_pool import short
 from webapp.search_pool.process import run_search
 from webapp.services import GameService
+from webapp.services.engine_job import engine_job, short_reply
 from webapp.services.searches import ANALYSIS
-from webapp.store import open_store
+from webapp.store import GameRecord, open_store
 
 
 class _Never:
@@ -141,6 +144,29 @@ def test_a_reply_of_milliseconds_is_not_pondered(
     wait_until(lambda: len(games.store.get(record.id).moves) == 2)  # type: ignore[union-attr]
     assert [job.tag[0] for job in pool.submitted if job.tag[0] != "scores"] == ["engine"]
     assert games.searches.live.sizes()["pondering"] == 0
+
+
+@pytest.mark.parametrize("game", ["tictactoe", "connect4"])
+@pytest.mark.parametrize(
+    ("settings", "is_short"),
+    [
+        ({"level": "easy"}, True),
+        ({"level": "medium"}, True),
+        ({"level": "hard"}, False),
+        ({"level": "perfect"}, False),
+        ({"level": "custom", "depth": 4}, True),
+        ({"level": "custom", "depth": 5}, False),
+        ({"level": "custom", "time": 1.0}, False),
+        ({"level": "custom", "depth": 3, "time": 1.0}, True),
+    ],
+)
+def test_a_short_reply_is_known_without_making_the_engines_job(
+    game: str, settings: dict[str, Any], is_short: bool
+) -> None:
+    """``short_reply`` (asked of every live position in a crowd) says what ``short`` says of
+    the engine's job, at every level of both games: a search bounded at depth 4 or less."""
+    record = GameRecord("g", game, "", merge_settings(settings), "seat")
+    assert short_reply(record) == short(engine_job(record, None)) == is_short
 
 
 def test_a_move_not_pondered_is_searched_as_usual(

@@ -454,3 +454,19 @@ def test_a_message_past_the_limit_is_told_why_and_changes_nothing(tmp_path: Path
             assert state["moves"] == "" and state["version"] == game["version"]
     finally:
         server.stop()
+
+
+def test_a_client_breaking_the_protocol_is_answered_with_its_close_code(
+    pair: tuple[Connection, Client],
+) -> None:
+    """What came before is read; the broken frame ends reading, told as close code 1002
+    (the client's frames must be masked: this one is not)."""
+    connection, client = pair
+    client.send(TextMessage(data="2"))
+    client.sock.sendall(b"\x81\x01x")  # text "x", unmasked
+    assert connection.receive() == "2"
+    assert connection.receive() is None
+    (close,) = client.events(1)
+    assert isinstance(close, CloseConnection) and close.code == 1002
+    with pytest.raises(websocket.Closed):
+        connection.send("too late")

@@ -46,6 +46,7 @@ from itertools import count
 from multiprocessing.reduction import ForkingPickler
 from typing import Any
 
+from webapp.engine.search import Limits
 from webapp.search_pool.callbacks import Callbacks
 from webapp.search_pool.cancel import shared_int
 from webapp.search_pool.dispatch import Dispatcher, SerialExecutor, label_of
@@ -92,14 +93,17 @@ AHEAD_RUNS = 3
 
 def short(job: SearchJob) -> bool:
     """An engine move whose search is bounded by a small depth (milliseconds)."""
-    limits = job.limits
     return (
         job.kind == SEARCH
         and job.priority == Priority.ENGINE
-        and limits.depth is not None
-        and limits.depth <= AHEAD_DEPTH
+        and short_limits(job.limits)
         and not job.cancelled
     )
+
+
+def short_limits(limits: Limits) -> bool:
+    """Limits of a search bounded by a small depth (an engine move of milliseconds)."""
+    return limits.depth is not None and limits.depth <= AHEAD_DEPTH
 
 
 class SearchPool:

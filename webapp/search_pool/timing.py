@@ -22,6 +22,7 @@ of time. Memory is fixed: labels are a handful, buckets a constant.
 
 from __future__ import annotations
 
+import bisect
 import math
 import threading
 from collections.abc import Mapping, Sequence
@@ -36,10 +37,8 @@ MAX_LABELS = 16
 
 
 def bucket(ms: float) -> int:
-    for index, bound in enumerate(BOUNDS_MS):
-        if ms <= bound:
-            return index
-    return len(BOUNDS_MS)
+    """The index of the first bound at or above ``ms`` (``len(BOUNDS_MS)``: past the last)."""
+    return bisect.bisect_left(BOUNDS_MS, ms)
 
 
 class Timings:

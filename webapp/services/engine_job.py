@@ -15,6 +15,7 @@ from dataclasses import replace
 
 from webapp.game_settings import search_limits
 from webapp.search_pool import Priority, SearchJob
+from webapp.search_pool.local_pool import short_limits
 from webapp.store import GameRecord
 
 #: The kind of the engine's reply (its tag's first item): the dispatcher routes by it.
@@ -41,3 +42,10 @@ def engine_job(record: GameRecord, seed: int | None, turn: str = "") -> SearchJo
         game_id=record.id,
         turn=turn,
     )
+
+
+def short_reply(record: GameRecord) -> bool:
+    """Whether the engine's reply in ``record``'s game is a short search (Easy, Medium):
+    ``local_pool.short`` of its ``engine_job``, without making the job (asked of every
+    live position while a crowd plays)."""
+    return short_limits(search_limits(record.settings, record.game, play=True))

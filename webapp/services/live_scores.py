@@ -75,7 +75,7 @@ from webapp.search_pool import Pool, PoolBusy, Priority, SearchJob, timers
 from webapp.search_pool.dispatch import dispatcher_of
 from webapp.search_pool.local_pool import short
 from webapp.search_pool.timers import Delayed
-from webapp.services.engine_job import engine_job
+from webapp.services.engine_job import engine_job, short_reply
 from webapp.services.locks import Emit, GameLocks, Outbox
 from webapp.services.split import cancel as cancel_parts
 from webapp.services.split import collect as collect_parts
@@ -443,7 +443,7 @@ class LiveScores:
         replies are short searches (Easy, Medium). At Hard and Perfect the scores are
         kept: the player's choose the move the engine ponders, which is its reply, and
         giving way there made the replies slower (docs/operations.md)."""
-        return self.dispatch.behind() and short(engine_job(record, self.seed))
+        return self.dispatch.behind() and short_reply(record)
 
     def _would_shed(self, record: GameRecord, job: SearchJob, last_pass: bool) -> bool:
         """Whether the pass ``job`` (in its parts, a last pass) would push other games'
@@ -453,7 +453,7 @@ class LiveScores:
         and Perfect a pass is asked still, as under ``_gives_way``: the player's scores
         choose the pondering, which is the engine's reply."""
         count = parts_at_most(self.pool, job) if last_pass else 1
-        return self.pool.sheds(Priority.SCORES, count) and short(engine_job(record, self.seed))
+        return self.pool.sheds(Priority.SCORES, count) and short_reply(record)
 
     def _submit(self, scoring: Scoring, limits: Limits, last_pass: bool) -> bool:
         """Submit a pass over the scoring's position; False if the pool refused it (busy),

@@ -103,14 +103,14 @@ class LocalWindows:
 
     def test(self, item: RateLimitItem, *ids: str) -> bool:
         with self._lock:
-            return self._wait(item, ids, self._clock()) <= 0
+            return self._wait(item, item.key_for(*ids), self._clock()) <= 0
 
     def hit(self, item: RateLimitItem, *ids: str) -> bool:
         now = self._clock()
+        key = item.key_for(*ids)
         with self._lock:
-            if self._wait(item, ids, now) > 0:
+            if self._wait(item, key, now) > 0:
                 return False
-            key = item.key_for(*ids)
             kept = self._hits.get(key)
             if kept is None:
                 kept = self._hits[key] = (deque(maxlen=item.amount), float(item.get_expiry()))
@@ -136,10 +136,10 @@ class LocalWindows:
 
     def wait(self, item: RateLimitItem, *ids: str) -> float:
         with self._lock:
-            return self._wait(item, ids, self._clock())
+            return self._wait(item, item.key_for(*ids), self._clock())
 
-    def _wait(self, item: RateLimitItem, ids: tuple[str, ...], now: float) -> float:
-        kept = self._hits.get(item.key_for(*ids))
+    def _wait(self, item: RateLimitItem, key: str, now: float) -> float:
+        kept = self._hits.get(key)
         if kept is None or len(kept[0]) < item.amount:
             return 0.0
         return kept[0][0] + item.get_expiry() - now
