@@ -637,10 +637,11 @@ def test_a_move_reads_its_game_once_and_replays_it_once(
     games: tuple[GameService, HoldingPool, Sent], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Under the game's lock, once: the read before it (to find the lock) was a second
-    read of every move; the state sent replayed the moves again for the side to move."""
+    read of every move; the state sent replayed the moves again for the side to move.
+    (At Hard: the move's state goes out on its own, not with a reply of milliseconds.)"""
     service, pool, sent = games
-    pool.hold.add("scores")  # their results read the game too: not now
-    record = service.create("connect4", {"engine_plays": "second"}, "", owner="me")
+    pool.hold.update({"scores", "ponder", "engine"})  # their results read the game too: not now
+    record = service.create("connect4", {"engine_plays": "second", "level": "hard"}, "", owner="me")
     reads: list[str] = []
     get = service.store.get
 

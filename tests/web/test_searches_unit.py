@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.web.held_engine import cut_short, first_pass
-from tests.web.helpers import wait_until
+from tests.web.helpers import WAIT, wait_until
 from webapp import protocol
 from webapp.game_settings import merge_settings
 from webapp.search_pool import Priority, SearchJob
@@ -85,7 +85,10 @@ def engine_jobs(pool: InstantPool) -> list[SearchJob]:
 
 
 class ManualPool(InstantPool):
-    """A pool that keeps its jobs: the test delivers their results, from any thread."""
+    """A pool that keeps its jobs: the test delivers their results, from any thread. Its
+    searches are quick (``SearchPool.quick_replies``) unless they take their time."""
+
+    quick_replies = True
 
     def submit(self, job: SearchJob) -> int:
         job.id = len(self.submitted) + 1
@@ -306,11 +309,114 @@ def test_a_result_that_cannot_be_applied_is_tried_again_not_left_waiting() -> No
         assert games.searches.thinking(record.id)  # not left waiting: it will try again
         (failed,) = [payload for event, payload, _ in sent if event == protocol.ERROR]
         assert failed["code"] == protocol.ENGINE_FAILED
+        # The move waited for its reply to reach the room; the failure tells it instead.
+        assert [p["moves"] for e, p, _ in sent if e == protocol.STATE] == ["5"]
         wait_until(lambda: len(engine_jobs(pool)) == 2)
         again = engine_jobs(pool)[-1]
         assert again is not search and again.moves == "5"
         pool.finish(again)
         stored = games.store.get(record.id)
         assert stored is not None and len(stored.moves) == 2
+    finally:
+        games.close()
+
+
+@pytest.mark.parametrize(("level", "before_reply"), [("easy", []), ("medium", []), ("hard", ["5"])])
+def test_a_move_answered_in_milliseconds_reaches_the_room_with_its_reply(
+    level: str, before_reply: list[str]
+) -> None:
+    """At Easy and Medium the engine's reply comes milliseconds after the move: the room
+    hears both in one ``state`` (the player's page drew its move already), then the
+    reply's analysis. At Hard and Perfect the move's state goes out at once, saying the
+    engine thinks."""
+    pool = ManualPool()
+    sent: list[tuple[str, Any, str]] = []
+    games = GameService(
+        open_store(":memory:"),
+        pool,  # type: ignore[arg-type]
+        lambda event, payload, to: sent.append((event, payload, to)),
+        seed=0,
+    )
+    try:
+        record = games.create("tictactoe", {"level": level}, owner="me")
+        games.move(record.id, "5", "me")
+        (search,) = engine_jobs(pool)
+        states = [p for e, p, _ in sent if e == protocol.STATE]
+        assert [p["moves"] for p in states] == before_reply
+        assert all(p["engine_thinking"] for p in states)
+        pool.finish(search)
+        wait_until(lambda: len(games.store.get(record.id).moves) == 2)  # type: ignore[union-attr]
+        stored = games.store.get(record.id)
+        assert stored is not None
+        states = [p for e, p, _ in sent if e == protocol.STATE]
+        assert [p["moves"] for p in states] == [*before_reply, stored.moves]
+        assert not states[-1]["engine_thinking"]
+        events = [e for e, _, _ in sent if e in (protocol.STATE, protocol.ENGINE_MOVE)]
+        assert events[-2:] == [protocol.STATE, protocol.ENGINE_MOVE]
+    finally:
+        games.close()
+
+
+def manual_service() -> tuple[GameService, ManualPool, list[tuple[str, Any, str]]]:
+    pool = ManualPool()
+    sent: list[tuple[str, Any, str]] = []
+    games = GameService(
+        open_store(":memory:"),
+        pool,  # type: ignore[arg-type]
+        lambda event, payload, to: sent.append((event, payload, to)),
+        seed=0,
+    )
+    return games, pool, sent
+
+
+ROW = {"depth": 1, "score": 0.0, "exact": False, "pv": "4", "nodes": 10, "elapsed_ms": 60}
+
+
+@pytest.mark.parametrize("news", ["queued", "progress"])
+def test_a_quick_reply_that_is_not_quick_after_all_tells_the_move_first(news: str) -> None:
+    """The move's state kept for an Easy reply goes out, saying the engine thinks, as
+    soon as the reply shows it is not quick: its search waits for a worker again (one
+    died under it), or streams its depths (it ran past ``STREAM_AFTER``); once only."""
+    games, pool, sent = manual_service()
+    try:
+        record = games.create("tictactoe", {"level": "easy"}, owner="me")
+        games.move(record.id, "5", "me")
+        (search,) = engine_jobs(pool)
+        assert not [e for e, _, _ in sent if e == protocol.STATE]
+        for _ in range(2):
+            if news == "queued":
+                pool.on_queued(search, 1)
+            else:
+                pool.on_progress(search, ROW)
+        wanted = protocol.QUEUED if news == "queued" else protocol.THINKING
+        wait_until(lambda: len([e for e, _, _ in sent if e == wanted]) == 2)
+        told = [(e, p) for e, p, _ in sent if e in (protocol.STATE, wanted)]
+        assert [e for e, _ in told] == [protocol.STATE, wanted, wanted]
+        assert told[0][1]["moves"] == "5" and told[0][1]["engine_thinking"]
+        pool.finish(search)  # the reply: its state after the move's
+        wait_until(lambda: len([e for e, _, _ in sent if e == protocol.STATE]) == 2)
+        last = [p for e, p, _ in sent if e == protocol.STATE][-1]
+        assert len(last["moves"]) == 2 and not last["engine_thinking"]
+    finally:
+        games.close()
+
+
+def test_an_undo_before_a_quick_reply_drops_the_state_kept_for_it() -> None:
+    """The undo's own state tells the room; the kept one, of a version gone, never goes."""
+    games, pool, sent = manual_service()
+    try:
+        record = games.create("tictactoe", {"level": "easy", "engine_plays": "second"}, owner="me")
+        games.move(record.id, "5", "me")
+        (search,) = engine_jobs(pool)
+        games.undo(record.id, "me")
+        pool.on_queued(search, 1)  # late news of the cancelled search
+        pool.on_progress(search, ROW)
+        pool.finish(search)
+        handled = threading.Event()  # the game's news is handled in turn: after the above
+        games.searches.dispatch.in_turn(record.id, handled.set)
+        assert handled.wait(WAIT)
+        states = [p for e, p, _ in sent if e == protocol.STATE]
+        assert [p["moves"] for p in states] == [""]
+        assert not games.searches.thinking(record.id)
     finally:
         games.close()

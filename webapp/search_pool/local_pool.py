@@ -121,6 +121,11 @@ class SearchPool:
     (up to ``SHUTDOWN_SECONDS``).
     """
 
+    #: A short search (``short``) that waits for no worker here answers in milliseconds,
+    #: and one that does wait is told (``on_queued``): the game service may keep the state
+    #: of the move that asked for it and send it with the reply (``Searches``).
+    quick_replies = True
+
     def __init__(
         self,
         workers: int = 2,

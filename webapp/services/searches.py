@@ -47,6 +47,7 @@ from webapp.engine.results import Limits
 from webapp.game_settings import search_limits
 from webapp.search_pool import DEPTHS, PULSE, Pool, PoolBusy, Priority, SearchJob
 from webapp.search_pool.dispatch import dispatcher_of
+from webapp.search_pool.local_pool import short
 from webapp.search_pool.timers import Delayed, Timers, shared
 from webapp.services.engine_job import ENGINE, engine_job
 from webapp.services.engine_line import EngineLines, wants_line
@@ -83,6 +84,9 @@ class EngineTask:
     version: int  # the game's version it searches for
     moves: str
     job: SearchJob | None = None  # registered before it is submitted: a result can be quick
+    # The game as the move that asked for the reply left it, its state not yet told:
+    # a quick reply carries it (``Searches._held_for_reply``).
+    held: GameRecord | None = None
     failures: int = 0
     timer: Delayed | None = None
     # The ``thinking`` rows sent so far by ``job`` (``rows_of``), replayed to a page that joins.
@@ -210,7 +214,8 @@ class Searches:
         2. The engine's reply, if it is to move (first: it may take the pondered reply).
         3. The scores of the position for the side to move, then pondering
            (``live_scores``); ``again``: afresh, the position unchanged (a new level).
-        4. The room hears the game's state (``out``; None: nobody to tell yet).
+        4. The room hears the game's state (``out``; None: nobody to tell yet), unless
+           the engine's reply is a short search just submitted: then with the reply.
 
         The caller holds the game's lock.
         """
@@ -221,9 +226,50 @@ class Searches:
         started = self.try_start_engine(record)
         self._drop_turn_unless_due(record.id, record)  # an undo: the player's move is next
         self.position_changed(record, again)
-        if out is not None:
+        if out is not None and not (started and self._held_for_reply(record)):
             self.publish(record, out)
         return started
+
+    def _held_for_reply(self, record: GameRecord) -> bool:
+        """Keep ``record``'s state for the engine's reply if that reply is a short search
+        (Easy, Medium: milliseconds) already with a worker of this process's pool (its
+        ``quick_replies``; not the shared queue's hosts); True if kept.
+
+        The room then hears the move that asked for the reply with the reply, in one
+        ``state``, not in a state of its own a few milliseconds before (the player's page
+        has drawn its move already). Should the reply not be quick after all, the state
+        goes out as soon as that shows (``_tell_held``): its search waits for a worker
+        again (a worker died), streams its depths (past ``STREAM_AFTER``), or fails.
+        """
+        if not getattr(self.pool, "quick_replies", False):
+            return False  # a pool that does not say its short searches answer at once
+        with self._guard:
+            task = self._engine.get(record.id)
+            job = None if task is None else task.job
+            quick = (
+                task is not None
+                and job is not None
+                and task.timer is None
+                and task.version == record.version
+                and short(job)
+            )
+        if not quick or job is None or self.pool.position(job.id) is not None:
+            return False  # a reply that waits for a worker: the room hears the move now
+        with self._guard:
+            if self._engine.get(record.id) is not task or task is None or task.job is not job:
+                return False
+            task.held = record
+        return True
+
+    def _tell_held(self, game_id: str, job: SearchJob | None = None) -> GameRecord | None:
+        """The state kept for the engine's reply (``_held_for_reply``), taken to be told
+        now (``job``: only if it is the game's search); None if none is kept."""
+        with self._guard:
+            task = self._engine.get(game_id)
+            if task is None or task.held is None or (job is not None and task.job is not job):
+                return None
+            record, task.held = task.held, None
+        return record
 
     def position_changed(self, record: GameRecord, again: bool = False) -> None:
         """The game's position is ``record.moves`` now: score it for the side to move.
@@ -368,12 +414,23 @@ class Searches:
         queue moving by one would be hundreds of emits)."""
         kind, game_id, sid = job.tag
         payload = {"game_id": game_id, "position": position, "kind": kind}
+        if kind == ENGINE:
+            self._tell_now(game_id, job)  # its move first: the room learns what waits
         self.emit(protocol.QUEUED, payload, game_id if kind == ENGINE else sid)
+
+    def _tell_now(self, game_id: str, job: SearchJob) -> None:
+        """Send the state kept for ``job``'s reply, if any: the reply is not quick after all
+        (called off the game's lock: a page keeps the newest version it has seen)."""
+        held = self._tell_held(game_id, job)
+        if held is not None:
+            self.emit(protocol.STATE, self.state(held), game_id)
 
     def _on_progress(self, job: SearchJob, progress: dict[str, Any]) -> None:
         kind, game_id, _ = job.tag
         if kind not in (ENGINE, PONDER):
             return
+        if kind == ENGINE:
+            self._tell_now(game_id, job)  # a search that streams is no quick one
         if progress.get(PULSE):  # the engine's search under way (an adopted ponder's too)
             with self._guard:  # for the room now, never kept
                 task = self._engine.get(game_id)
@@ -521,6 +578,9 @@ class Searches:
         failed = GameError(
             protocol.ENGINE_FAILED, f"The engine could not move ({why}); it will try again."
         )
+        held = self._tell_held(game_id)
+        if held is not None:  # the room has not heard of the move that asked for the reply
+            self.publish(record or held, out)
         out.send(protocol.ERROR, failed.payload(), game_id)
         self._retry_later(game_id, task)
 
