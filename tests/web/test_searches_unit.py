@@ -22,6 +22,7 @@ from webapp.search_pool import Priority, SearchJob
 from webapp.search_pool.local_pool import short
 from webapp.search_pool.process import run_search
 from webapp.services import GameService
+from webapp.services import searches as searches_module
 from webapp.services.engine_job import engine_job, short_reply
 from webapp.services.searches import ANALYSIS
 from webapp.store import GameRecord, open_store
@@ -90,10 +91,31 @@ class ManualPool(InstantPool):
 
     quick_replies = True
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.waiting: set[int] = set()  # jobs waiting for a worker (``position``)
+
     def submit(self, job: SearchJob) -> int:
         job.id = len(self.submitted) + 1
         self.submitted.append(job)
         return job.id
+
+    def position(self, job_id: int) -> int | None:
+        return 1 if job_id in self.waiting else None
+
+
+def manual_service(**options: Any) -> tuple[GameService, ManualPool, list[tuple[str, Any, str]]]:
+    """A service on a ``ManualPool`` (the test delivers the results), and what it sent."""
+    pool = ManualPool()
+    sent: list[tuple[str, Any, str]] = []
+    games = GameService(
+        open_store(":memory:"),
+        pool,  # type: ignore[arg-type]
+        lambda event, payload, to: sent.append((event, payload, to)),
+        seed=0,
+        **options,
+    )
+    return games, pool, sent
 
 
 @pytest.fixture
@@ -257,14 +279,7 @@ def test_a_players_look_back_is_lesser_work_than_at_the_live_position(
 def test_an_engine_result_that_waits_for_the_games_lock_is_dropped_if_the_game_changed(
     action: str,
 ) -> None:
-    pool = ManualPool()
-    sent: list[tuple[str, Any, str]] = []
-    games = GameService(
-        open_store(":memory:"),
-        pool,  # type: ignore[arg-type]
-        lambda event, payload, to: sent.append((event, payload, to)),
-        seed=0,
-    )
+    games, pool, sent = manual_service()
     try:
         record = games.create("tictactoe", {"level": "easy"}, owner="me")
         games.move(record.id, "5", "me")
@@ -291,15 +306,7 @@ def test_an_engine_result_that_waits_for_the_games_lock_is_dropped_if_the_game_c
 
 
 def test_a_result_that_cannot_be_applied_is_tried_again_not_left_waiting() -> None:
-    pool = ManualPool()
-    games = GameService(
-        open_store(":memory:"),
-        pool,  # type: ignore[arg-type]
-        lambda event, payload, to: sent.append((event, payload, to)),
-        seed=0,
-        retry_delays=(0.01,),
-    )
-    sent: list[tuple[str, Any, str]] = []
+    games, pool, sent = manual_service(retry_delays=(0.01,))
     try:
         record = games.create("tictactoe", {"level": "easy"}, owner="me")
         games.move(record.id, "5", "me")
@@ -329,14 +336,7 @@ def test_a_move_answered_in_milliseconds_reaches_the_room_with_its_reply(
     hears both in one ``state`` (the player's page drew its move already), then the
     reply's analysis. At Hard and Perfect the move's state goes out at once, saying the
     engine thinks."""
-    pool = ManualPool()
-    sent: list[tuple[str, Any, str]] = []
-    games = GameService(
-        open_store(":memory:"),
-        pool,  # type: ignore[arg-type]
-        lambda event, payload, to: sent.append((event, payload, to)),
-        seed=0,
-    )
+    games, pool, sent = manual_service()
     try:
         record = games.create("tictactoe", {"level": level}, owner="me")
         games.move(record.id, "5", "me")
@@ -355,18 +355,6 @@ def test_a_move_answered_in_milliseconds_reaches_the_room_with_its_reply(
         assert events[-2:] == [protocol.STATE, protocol.ENGINE_MOVE]
     finally:
         games.close()
-
-
-def manual_service() -> tuple[GameService, ManualPool, list[tuple[str, Any, str]]]:
-    pool = ManualPool()
-    sent: list[tuple[str, Any, str]] = []
-    games = GameService(
-        open_store(":memory:"),
-        pool,  # type: ignore[arg-type]
-        lambda event, payload, to: sent.append((event, payload, to)),
-        seed=0,
-    )
-    return games, pool, sent
 
 
 ROW = {"depth": 1, "score": 0.0, "exact": False, "pv": "4", "nodes": 10, "elapsed_ms": 60}
@@ -418,5 +406,87 @@ def test_an_undo_before_a_quick_reply_drops_the_state_kept_for_it() -> None:
         states = [p for e, p, _ in sent if e == protocol.STATE]
         assert [p["moves"] for p in states] == [""]
         assert not games.searches.thinking(record.id)
+    finally:
+        games.close()
+
+
+def states_of(sent: list[tuple[str, Any, str]], game_id: str) -> list[str]:
+    return [p["moves"] for e, p, to in sent if e == protocol.STATE and to == game_id]
+
+
+def test_a_quick_reply_that_waits_for_a_worker_from_the_start_tells_the_move_at_once() -> None:
+    games, pool, sent = manual_service()
+    try:
+        record = games.create("tictactoe", {"level": "easy"}, owner="me")
+        pool.waiting.add(len(pool.submitted) + 1)  # the engine's reply will wait
+        games.move(record.id, "5", "me")
+        assert states_of(sent, record.id) == ["5"]
+    finally:
+        games.close()
+
+
+def test_a_move_whose_quick_reply_does_not_come_is_told_after_a_while(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A reply held up after its search (its save slow, say) tells nothing by itself: the
+    move's state goes out on its own after ``HELD_SECONDS``, once."""
+    monkeypatch.setattr(searches_module, "HELD_SECONDS", 0.05)
+    games, pool, sent = manual_service()
+    try:
+        record = games.create("tictactoe", {"level": "easy"}, owner="me")
+        games.move(record.id, "5", "me")
+        assert states_of(sent, record.id) == []
+        wait_until(lambda: states_of(sent, record.id) == ["5"])
+        pool.on_queued(engine_jobs(pool)[0], 1)  # told already: not again
+        handled = threading.Event()
+        games.searches.dispatch.in_turn(record.id, handled.set)
+        assert handled.wait(WAIT)
+        assert states_of(sent, record.id) == ["5"]
+    finally:
+        games.close()
+
+
+def test_a_failed_quick_reply_tells_the_move_before_trying_again() -> None:
+    games, pool, sent = manual_service()
+    try:
+        record = games.create("tictactoe", {"level": "easy"}, owner="me")
+        games.move(record.id, "5", "me")
+        (search,) = engine_jobs(pool)
+        pool.on_result(search, None, "worker died")  # tried again at once
+        wait_until(lambda: len(engine_jobs(pool)) == 2)
+        assert states_of(sent, record.id) == ["5"]
+        assert not [e for e, _, _ in sent if e == protocol.ERROR]  # said only if it fails again
+    finally:
+        games.close()
+
+
+def test_a_new_game_tells_the_old_room_the_move_its_reply_was_to_carry() -> None:
+    """The new game stops the old one's engine: the reply that was to carry the player's
+    last move never comes, so the old game's room hears that move now."""
+    games, _, sent = manual_service()
+    try:
+        record = games.create("tictactoe", {"level": "easy"}, owner="me")
+        games.move(record.id, "5", "me")
+        assert states_of(sent, record.id) == []
+        games.another(record.id, "me", swap=False)
+        assert states_of(sent, record.id) == ["5"]
+        assert not games.searches.thinking(record.id)
+    finally:
+        games.close()
+
+
+def test_a_settings_change_that_restarts_a_quick_reply_is_told_at_once() -> None:
+    """Only a move waits for its reply: the room hears a new level as it is set."""
+    games, pool, sent = manual_service()
+    try:
+        record = games.create("tictactoe", {"level": "hard"}, owner="me")
+        games.move(record.id, "5", "me")
+        games.change_settings(record.id, {"level": "easy"}, "me")
+        told = [p for e, p, to in sent if e == protocol.STATE and to == record.id]
+        assert [(p["moves"], p["settings"]["level"]) for p in told] == [
+            ("5", "hard"),
+            ("5", "easy"),
+        ]
+        assert engine_jobs(pool)[-1].limits.depth == protocol.LEVELS["easy"]["depth"]
     finally:
         games.close()

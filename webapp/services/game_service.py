@@ -245,8 +245,10 @@ class GameService:
             settings["engine_plays"] = "second" if settings["engine_plays"] == "first" else "first"
         assert token is not None  # _seated checked it
         record = self.create(old.game, settings, owner=owner or token, turn=turn)
-        with self.locks.hold(old.id):
-            self.searches.stop_engine(old.id)  # its player has moved on
+        with self.locked(old.id) as out:
+            held = self.searches.stop_engine(old.id)  # its player has moved on
+            if held is not None:  # its last move, kept for a reply that now never comes
+                self.searches.publish(held, out)
         return record
 
     # -- playing ------------------------------------------------------------------------
@@ -292,7 +294,7 @@ class GameService:
 
             record = self._save_change(record, play, out)
             self.searches.note_turn(record, turn)
-            self.searches.changed(record, out)
+            self.searches.changed(record, out, move=True)
             return record
 
     def undo(self, game_id: object, token: str | None, ply: object = None) -> GameRecord:

@@ -77,6 +77,11 @@ LAST_DEPTHS_GAMES = 1000
 TURNS_KEPT = 10_000
 
 
+#: Seconds a move's state waits for a quick reply (``Searches._held_for_reply``) before it
+#: goes out on its own: an Easy reply is a few milliseconds, this is for one held up.
+HELD_SECONDS = 0.2
+
+
 @dataclass
 class EngineTask:
     """The engine's current work in one game: a job, or a retry waiting on a timer."""
@@ -203,6 +208,7 @@ class Searches:
         restart: bool = False,
         follow: bool = False,
         again: bool = False,
+        move: bool = False,
     ) -> bool:
         """The game is ``record`` now (created, moved, taken back, new settings, its engine's
         move applied): everything that schedules, in order; True if the engine started.
@@ -215,7 +221,9 @@ class Searches:
         3. The scores of the position for the side to move, then pondering
            (``live_scores``); ``again``: afresh, the position unchanged (a new level).
         4. The room hears the game's state (``out``; None: nobody to tell yet), unless
-           the engine's reply is a short search just submitted: then with the reply.
+           the change is the player's ``move`` and the engine's reply to it a short
+           search just handed to a search process: then with the reply
+           (``_held_for_reply``). A state sent supersedes one kept.
 
         The caller holds the game's lock.
         """
@@ -226,7 +234,8 @@ class Searches:
         started = self.try_start_engine(record)
         self._drop_turn_unless_due(record.id, record)  # an undo: the player's move is next
         self.position_changed(record, again)
-        if out is not None and not (started and self._held_for_reply(record)):
+        if out is not None and not (move and started and self._held_for_reply(record)):
+            self._tell_held(record.id)  # older than this one: never to be sent
             self.publish(record, out)
         return started
 
@@ -239,7 +248,9 @@ class Searches:
         ``state``, not in a state of its own a few milliseconds before (the player's page
         has drawn its move already). Should the reply not be quick after all, the state
         goes out as soon as that shows (``_tell_held``): its search waits for a worker
-        again (a worker died), streams its depths (past ``STREAM_AFTER``), or fails.
+        again (a worker died), streams its depths (past ``STREAM_AFTER``), fails, or is
+        stopped (a new game: ``stop_engine`` hands it back), and in any case once
+        ``HELD_SECONDS`` have passed without the reply (a slow save of it, say).
         """
         if not getattr(self.pool, "quick_replies", False):
             return False  # a pool that does not say its short searches answer at once
@@ -259,6 +270,9 @@ class Searches:
             if self._engine.get(record.id) is not task or task is None or task.job is not job:
                 return False
             task.held = record
+        # Off the game's news (which may wait behind the very reply that is slow).
+        game_id = record.id
+        self.timers.call_later(HELD_SECONDS, lambda: self._tell_now(game_id, job))
         return True
 
     def _tell_held(self, game_id: str, job: SearchJob | None = None) -> GameRecord | None:
@@ -345,13 +359,18 @@ class Searches:
             self._retry_later(record.id, task)
             return True
 
-    def stop_engine(self, game_id: str, line: bool = True) -> None:
+    def stop_engine(self, game_id: str, line: bool = True) -> GameRecord | None:
         """Cancel the game's engine search (or its waiting retry), its scores and pondering;
         and, with ``line``, the search of the line after the engine's last move and the
         turn its engine's reply was to take (the game is left; without ``line`` its
-        position changed and the engine may search again at once)."""
+        position changed and the engine may search again at once).
+
+        The game as the player's last move left it if its state was kept for the reply
+        (``_held_for_reply``): the room has not heard of that move, and a caller that
+        tells the room no state of its own must tell it that one."""
         with self._guard:
             task = self._engine.pop(game_id, None)
+            held = None if task is None else task.held
             if line:
                 self._turns.pop(game_id, None)
         if task is not None:
@@ -362,6 +381,7 @@ class Searches:
         self.live.stop(game_id)
         if line:
             self.lines.stop(game_id)
+        return held
 
     def _adopt(self, game_id: str, task: EngineTask, pondering: Any) -> None:
         """The engine's reply was pondered: its search (or its result) is the engine's now.
@@ -421,7 +441,7 @@ class Searches:
     def _tell_now(self, game_id: str, job: SearchJob) -> None:
         """Send the state kept for ``job``'s reply, if any: the reply is not quick after all
         (called off the game's lock: a page keeps the newest version it has seen)."""
-        held = self._tell_held(game_id, job)
+        held = None if self._closing else self._tell_held(game_id, job)
         if held is not None:
             self.emit(protocol.STATE, self.state(held), game_id)
 
@@ -565,6 +585,9 @@ class Searches:
         record: GameRecord | None = None,
     ) -> None:
         """Try a failed engine search again: at once, then (after telling the room) later."""
+        held = self._tell_held(game_id)
+        if held is not None:  # a failed reply is no quick one: the room hears the move now
+            self.publish(record or held, out)
         task.failures += 1
         task.job = None
         log.error("engine search failed in %s (%d): %s", game_id, task.failures, why)
@@ -578,9 +601,6 @@ class Searches:
         failed = GameError(
             protocol.ENGINE_FAILED, f"The engine could not move ({why}); it will try again."
         )
-        held = self._tell_held(game_id)
-        if held is not None:  # the room has not heard of the move that asked for the reply
-            self.publish(record or held, out)
         out.send(protocol.ERROR, failed.payload(), game_id)
         self._retry_later(game_id, task)
 
