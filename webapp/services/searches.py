@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -92,6 +93,7 @@ class EngineTask:
     # The game as the move that asked for the reply left it, its state not yet told:
     # a quick reply carries it (``Searches._held_for_reply``).
     held: GameRecord | None = None
+    held_until: float = 0.0  # when the kept state goes out without the reply (monotonic)
     failures: int = 0
     timer: Delayed | None = None
     # The ``thinking`` rows sent so far by ``job`` (``rows_of``), replayed to a page that joins.
@@ -125,6 +127,7 @@ class Searches:
         # Jobs are registered here before they are submitted (a quick search can
         # report before submit returns) and recognised by identity.
         self._engine: dict[str, EngineTask] = {}  # game id -> the engine's work
+        self._held_sweep = False  # a look for late kept states is due (``_sweep_held``)
         # game id -> whose turn its engine's reply takes in the queue (``note_turn``)
         self._turns: OrderedDict[str, str] = OrderedDict()
         self._analyses: dict[str, SearchJob | None] = {}  # client sid -> its analysis job
@@ -269,11 +272,27 @@ class Searches:
         with self._guard:
             if self._engine.get(record.id) is not task or task is None or task.job is not job:
                 return False
-            task.held = record
-        # Off the game's news (which may wait behind the very reply that is slow).
-        game_id = record.id
-        self.timers.call_later(HELD_SECONDS, lambda: self._tell_now(game_id, job))
+            task.held, task.held_until = record, time.monotonic() + HELD_SECONDS
+            sweep, self._held_sweep = not self._held_sweep, True
+        if sweep:  # one look a while for every game's kept state, not a timer a move
+            self.timers.call_later(HELD_SECONDS, self._sweep_held)
         return True
+
+    def _sweep_held(self) -> None:
+        """Tell the kept states whose reply is late (``HELD_SECONDS``), on the timer
+        thread: off the game's news, which may wait behind the very reply that is slow.
+        Looks again while any is kept."""
+        now = time.monotonic()
+        with self._guard:
+            kept = [(game_id, task) for game_id, task in self._engine.items() if task.held]
+            late = [(game_id, task.job) for game_id, task in kept if task.held_until <= now]
+            due = [task.held_until for _, task in kept if task.held_until > now]
+            self._held_sweep = bool(due) and not self._closing
+        for game_id, job in late:
+            if job is not None:
+                self._tell_now(game_id, job)
+        if due and not self._closing:
+            self.timers.call_later(max(0.0, min(due) - now), self._sweep_held)
 
     def _tell_held(self, game_id: str, job: SearchJob | None = None) -> GameRecord | None:
         """The state kept for the engine's reply (``_held_for_reply``), taken to be told
